@@ -1,1 +1,5 @@
-export {};
+export { BUILTIN_ADAPTERS, DEFAULTS } from './defaults.js';
+export { parseByteSize, parseDuration } from './duration.js';
+export { ConfigError, compileRedactPattern, loadConfig, parseConfig } from './load-config.js';
+export type { ConfigProblem } from './private/node-reader.js';
+export type { BridgeConfig, LogLevel, ProviderConfig } from './types.js';

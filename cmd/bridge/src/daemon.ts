@@ -1,0 +1,67 @@
+import { JwtVerifier, loadIssuerKeys } from '@agent-bridge/auth';
+import { SessionManager } from '@agent-bridge/bridge';
+import { type BridgeConfig, compileRedactPattern } from '@agent-bridge/config';
+import { createProviders } from '@agent-bridge/providers';
+import { type BridgeServer, startBridgeServer } from '@agent-bridge/server';
+import type { Logger } from 'pino';
+import { VERSION } from './version.js';
+
+export interface RunningDaemon {
+  server: BridgeServer;
+  manager: SessionManager;
+  /** Graceful stop: refuse new work, stop every session within the grace period, close the server. */
+  stop(): Promise<void>;
+}
+
+/** Wires config → providers, core, auth and server, and starts listening. */
+export async function startDaemon(config: BridgeConfig, logger: Logger): Promise<RunningDaemon> {
+  const keys = await loadIssuerKeys(config.auth.jwtPublicKeys);
+  const verifier = new JwtVerifier({
+    keys,
+    audience: config.auth.jwtAudience,
+    maxTtlMs: config.auth.jwtMaxTtlMs,
+    clockSkewMs: config.auth.clockSkewMs,
+  });
+  const providers = createProviders(config.providers);
+  const s = config.sessions;
+  const manager = new SessionManager({
+    settings: {
+      maxPerProject: s.maxPerProject,
+      maxGlobal: s.maxGlobal,
+      idleTimeoutMs: s.idleTimeoutMs,
+      stopGracePeriodMs: s.stopGracePeriodMs,
+      eventBufferSize: s.eventBufferSize,
+      eventBufferBytes: s.eventBufferBytes,
+      retentionMs: s.retentionMs,
+      maxSubscribers: s.maxSubscribers,
+      subscriberTtlMs: s.subscriberTtlMs,
+      maxInputBytes: config.input.maxSizeBytes,
+      allowedPaths: config.allowedPaths,
+      startupTimeoutMs: (id) => config.providers[id]?.startupTimeoutMs ?? 30_000,
+    },
+    providers,
+    logger,
+    redactPatterns: config.logging.redactPatterns.map(compileRedactPattern),
+  });
+  let server: BridgeServer;
+  try {
+    server = await startBridgeServer({ config, manager, verifier, logger, version: VERSION });
+  } catch (err) {
+    await manager.shutdown();
+    throw err;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    server,
+    manager,
+    stop: () => {
+      stopping ??= (async () => {
+        logger.info('shutting down: refusing new work, stopping sessions');
+        await manager.shutdown();
+        await server.shutdown(2000);
+        logger.info('shutdown complete');
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, compileRedactPattern, loadConfig } from '@agent-bridge/config';
+import { createProviders } from '@agent-bridge/providers';
+import { readTlsFiles } from '@agent-bridge/server';
+import { startDaemon } from './daemon.js';
+import { DEV_ISSUER, DEV_PROJECT, defaultAllowedPaths, ensureDevSetup } from './dev-setup.js';
+import { createLogger } from './logger.js';
+import { VERSION } from './version.js';
+
+const HELP = `bridge ${VERSION}: supervises AI coding agents and serves them over gRPC (TLS 1.3 mTLS + JWT)
+
+Usage:
+  bridge [run] --config <file>        start the daemon
+  bridge check-config --config <file> validate a config file (and the files it names), then exit
+  bridge dev [--listen host:port]     first run: create a dev PKI and config under certs/dev/,
+                                      then start on 127.0.0.1:9445 with the mock agent
+  bridge --version | --help
+
+Signals: SIGTERM/SIGINT stop gracefully (sessions get their terminal event,
+children are stopped within stop_grace_period); SIGHUP reloads TLS files.
+Exit codes: 0 ok, 1 runtime failure, 2 usage or invalid configuration.`;
+
+/** Where `pnpm dev` was invoked (scripts/run.mjs passes it through). */
+const invokedFrom = process.env.INIT_CWD ?? process.cwd();
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string', short: 'c' },
+      listen: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (values.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const command = positionals[0] ?? 'run';
+  switch (command) {
+    case 'run':
+    case 'check-config': {
+      if (!values.config) {
+        process.stderr.write(
+          `bridge ${command}: --config <file> is required (see bridge --help)\n`,
+        );
+        return 2;
+      }
+      const file = resolve(invokedFrom, values.config);
+      return command === 'run' ? run(file, false) : checkConfig(file);
+    }
+    case 'dev': {
+      const root = resolve(new URL('../../..', import.meta.url).pathname);
+      const setup = await ensureDevSetup(resolve(root, 'certs/dev'), {
+        listen: values.listen ?? '127.0.0.1:9445',
+        allowedPaths: defaultAllowedPaths(invokedFrom),
+      });
+      if (setup.created)
+        process.stderr.write(`bridge dev: created a development PKI in ${setup.files.dir}\n`);
+      return run(setup.files.config, true);
+    }
+    default:
+      process.stderr.write(`bridge: unknown command "${command}" (see bridge --help)\n`);
+      return 2;
+  }
+}
+
+function checkConfig(file: string): number {
+  try {
+    const config = loadConfig(file);
+    readTlsFiles(config.tls);
+    createProviders(config.providers);
+    process.stdout.write(
+      `${file}: ok (listen ${config.server.listen}, ${Object.keys(config.providers).length} providers, ${config.allowedPaths.length} allowed paths)\n`,
+    );
+    return 0;
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    return 2;
+  }
+}
+
+async function run(file: string, dev: boolean): Promise<number> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(file);
+    createProviders(config.providers);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    return 2;
+  }
+  const logger = createLogger({
+    level: config.logging.level,
+    format: config.logging.format,
+    redactPatterns: config.logging.redactPatterns.map(compileRedactPattern),
+  });
+  let daemon: Awaited<ReturnType<typeof startDaemon>>;
+  try {
+    daemon = await startDaemon(config, logger);
+  } catch (err) {
+    logger.fatal({ err }, `cannot start: ${(err as Error).message}`);
+    return err instanceof ConfigError ? 2 : 1;
+  }
+  if (dev) printDevHelp(file, daemon.server.port, config.server.listen);
+  // Machine-readable readiness line for supervisors and tests.
+  if (process.env.BRIDGE_READY_FD === '1')
+    process.stdout.write(`BRIDGE_READY port=${daemon.server.port}\n`);
+
+  return new Promise<number>((done) => {
+    const stop = (sig: string) => {
+      logger.info({ signal: sig }, 'signal received');
+      daemon.stop().then(
+        () => done(0),
+        (err) => {
+          logger.error({ err }, 'shutdown failed');
+          done(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGHUP', () => {
+      try {
+        daemon.server.reloadTls();
+      } catch (err) {
+        logger.error({ err }, 'TLS reload failed; keeping the previous material');
+      }
+    });
+  });
+}
+
+function printDevHelp(configFile: string, port: number, listen: string): void {
+  const host = listen.replace(/:\d+$/, '');
+  const dir = configFile.replace(/\/bridge\.dev\.yaml$/, '');
+  const rel = (p: string) => `certs/dev/${p}`;
+  process.stderr.write(`
+  AI Agent Bridge (dev) listening on ${host}:${port}: TLS 1.3, mutual TLS, JWT on every call
+  config       ${configFile}
+  CA           ${rel('ca.crt')}
+  client cert  ${rel('client.crt')}  key ${rel('client.key')}
+  JWT key      ${rel('jwt.key')} (issuer "${DEV_ISSUER}")    [all under ${dir}]
+
+  Mint a token (valid 5 minutes) and call the daemon:
+    TOKEN=$(npx pnpm -s bridge-ca jwt-mint --key ${rel('jwt.key')} --iss ${DEV_ISSUER} --sub me --project ${DEV_PROJECT})
+    npx buf curl --protocol grpc --cacert ${rel('ca.crt')} --cert ${rel('client.crt')} --key ${rel('client.key')} \\
+      -H "authorization: Bearer $TOKEN" https://${host}:${port}/bridge.v1.BridgeService/ListProviders
+
+  Stop with Ctrl-C.
+`);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // The daemon has stopped (or never started): exit even if a library
+    // still holds a handle, after giving the logger a moment to flush.
+    setTimeout(() => process.exit(code), 50);
+  },
+  (err) => {
+    process.stderr.write(`bridge: ${(err as Error).message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,73 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+
+export interface IssuerKey {
+  /** Key id from a JWK; undefined for a PEM key. */
+  kid: string | undefined;
+  key: KeyObject;
+}
+
+/** Ed25519 verification keys by issuer. */
+export type IssuerKeys = ReadonlyMap<string, readonly IssuerKey[]>;
+
+/**
+ * Loads each issuer's public key file: SPKI PEM, a JWK, or a JWK set
+ * ({"keys": [...]}, for rotation). Only Ed25519 keys are accepted.
+ */
+export async function loadIssuerKeys(
+  sources: readonly { issuer: string; keyPath: string }[],
+): Promise<IssuerKeys> {
+  const out = new Map<string, IssuerKey[]>();
+  for (const { issuer, keyPath } of sources) {
+    let text: string;
+    try {
+      text = await readFile(keyPath, 'utf8');
+    } catch (err) {
+      throw new Error(
+        `JWT key for issuer "${issuer}": cannot read ${keyPath}: ${(err as NodeJS.ErrnoException).code}`,
+      );
+    }
+    const keys = parseKeys(text, `${keyPath} (issuer "${issuer}")`);
+    out.set(issuer, [...(out.get(issuer) ?? []), ...keys]);
+  }
+  return out;
+}
+
+function parseKeys(text: string, where: string): IssuerKey[] {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    let json: { keys?: unknown[]; kid?: string };
+    try {
+      json = JSON.parse(trimmed);
+    } catch {
+      throw new Error(`${where}: not valid JSON`);
+    }
+    const jwks = Array.isArray(json.keys) ? json.keys : [json];
+    return jwks.map((jwk) => {
+      const j = jwk as { kid?: unknown; d?: unknown };
+      if (j.d !== undefined)
+        throw new Error(`${where}: holds a private key; configure the public key only`);
+      return {
+        kid: typeof j.kid === 'string' ? j.kid : undefined,
+        key: ed25519(where, { key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }),
+      };
+    });
+  }
+  if (trimmed.includes('PRIVATE KEY')) {
+    throw new Error(`${where}: holds a private key; configure the public key only`);
+  }
+  return [{ kid: undefined, key: ed25519(where, trimmed) }];
+}
+
+function ed25519(where: string, input: Parameters<typeof createPublicKey>[0]): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPublicKey(input);
+  } catch (err) {
+    throw new Error(`${where}: not a public key (${(err as Error).message})`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new Error(`${where}: is a ${key.asymmetricKeyType} key; only Ed25519 is accepted`);
+  }
+  return key;
+}

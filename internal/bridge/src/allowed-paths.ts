@@ -1,0 +1,87 @@
+import { realpathSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, normalize, sep } from 'node:path';
+import { denied, invalid, precondition } from './errors.js';
+
+/**
+ * Policy for `repo_path`: a repository must be (inside) a directory matching
+ * one of the configured patterns. Matching is per path segment: "*" matches
+ * within one segment, never across "/", so "/home/*\/repos" covers
+ * "/home/x/repos/a" but not "/home/x/reposevil". Both the repository and the
+ * patterns' fixed prefixes are compared by real path, so a symlink inside an
+ * allowed root that points outside it is refused.
+ */
+export class AllowedPaths {
+  private readonly patterns: RegExp[][];
+
+  constructor(patterns: readonly string[]) {
+    this.patterns = patterns.map((p) => compile(realPrefix(p)));
+  }
+
+  /** Validates, resolves and authorises `repoPath`; returns its real path. */
+  async resolve(repoPath: string): Promise<string> {
+    checkSyntax(repoPath);
+    let real: string;
+    try {
+      real = await realpath(repoPath);
+    } catch {
+      throw precondition(`repo_path ${JSON.stringify(repoPath)} does not exist`);
+    }
+    if (!this.allows(real)) {
+      throw denied(`repo_path ${JSON.stringify(repoPath)} is not inside an allowed path`);
+    }
+    const st = await stat(real);
+    if (!st.isDirectory())
+      throw precondition(`repo_path ${JSON.stringify(repoPath)} is not a directory`);
+    return real;
+  }
+
+  /** True when the real path `real` is one of, or inside one of, the allowed roots. */
+  allows(real: string): boolean {
+    const segs = real.split(sep).filter(Boolean);
+    return this.patterns.some(
+      (pat) => segs.length >= pat.length && pat.every((re, i) => re.test(segs[i]!)),
+    );
+  }
+}
+
+/** Rejects paths that are not plain absolute, normalised paths. */
+function checkSyntax(p: string): void {
+  if (p.length === 0) throw invalid('repo_path is required');
+  if (p.includes('\0')) throw invalid('repo_path contains a NUL byte');
+  if (!isAbsolute(p)) throw invalid(`repo_path ${JSON.stringify(p)} must be absolute`);
+  const trimmed = p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
+  if (normalize(trimmed) !== trimmed) {
+    throw invalid(`repo_path ${JSON.stringify(p)} is not normalised (no "..", ".", or "//")`);
+  }
+}
+
+/** Replaces the glob-free leading part of a pattern by its real path, when it exists. */
+function realPrefix(pattern: string): string {
+  const segs = pattern.split('/');
+  const firstGlob = segs.findIndex((s) => /[*?[]/.test(s));
+  const fixed = (firstGlob === -1 ? segs : segs.slice(0, firstGlob)).join('/') || '/';
+  const rest = firstGlob === -1 ? [] : segs.slice(firstGlob);
+  let real = fixed;
+  try {
+    real = realpathSync(fixed);
+  } catch {
+    // A root that does not exist yet still matches by its literal path.
+  }
+  return [real === '/' ? '' : real, ...rest].join('/');
+}
+
+function compile(pattern: string): RegExp[] {
+  return pattern
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => {
+      const body = seg
+        .split('')
+        .map((c) =>
+          c === '*' ? '[^/]*' : c === '?' ? '[^/]' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'),
+        )
+        .join('');
+      return new RegExp(`^${body}$`);
+    });
+}

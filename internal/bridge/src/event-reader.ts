@@ -1,0 +1,72 @@
+import type { BridgeEvent } from './event.js';
+import { isTerminal } from './event.js';
+import type { Session } from './session.js';
+
+export interface ReadOptions {
+  /** Seq after which to start (resolved resume point). */
+  afterSeq: number;
+  /** Most events per yielded batch. */
+  maxBatchEvents: number;
+  /** Most bytes (by eventBytes) per yielded batch; a single larger event still goes alone. */
+  maxBatchBytes: number;
+  /** Called with the seq of the last event of each yielded batch. */
+  onProgress?: (seq: number) => void;
+  /** True once the session was freed: the reader ends. */
+  isFreed: () => boolean;
+}
+
+/**
+ * Reads a session's events from a position: replay, then live tail, then
+ * completion after the terminal event. The reader holds only a seq, so a
+ * consumer that stops pulling (gRPC backpressure) costs nothing; when its
+ * position has been evicted meanwhile it gets one BUFFER_OVERFLOW event
+ * with the missing range and continues from the oldest retained event.
+ */
+export async function* readEvents(
+  session: Session,
+  opts: ReadOptions,
+  signal: AbortSignal,
+): AsyncGenerator<BridgeEvent[]> {
+  const ring = session.ring;
+  let next = opts.afterSeq + 1;
+  while (!signal.aborted) {
+    if (next <= ring.lastSeq) {
+      const oldest = ring.oldestSeq;
+      if (next < oldest) {
+        yield [overflowEvent(session, next, oldest - 1)];
+        next = oldest;
+        continue;
+      }
+      const batch = ring.sliceBounded(next, opts.maxBatchEvents, opts.maxBatchBytes);
+      const lastEvent = batch[batch.length - 1]!;
+      next = lastEvent.seq + 1;
+      const end = batch.findIndex(isTerminal);
+      yield end === -1 ? batch : batch.slice(0, end + 1);
+      opts.onProgress?.(lastEvent.seq);
+      if (end !== -1) return;
+      continue;
+    }
+    if (session.ended && next > ring.lastSeq) return;
+    if (opts.isFreed()) return;
+    await ring.nextPush(signal);
+  }
+}
+
+/** The synthetic per-stream event telling a reader that [first, last] were evicted unread. */
+export function overflowEvent(session: Session, first: number, last: number): BridgeEvent {
+  const n = last - first + 1;
+  return {
+    seq: last,
+    timestamp: Date.now(),
+    sessionId: session.id,
+    projectId: session.projectId,
+    provider: session.request.provider,
+    type: 'BUFFER_OVERFLOW',
+    stream: 'system',
+    text: `${n} event${n === 1 ? '' : 's'} (seq ${first}..${last}) were evicted from the buffer before this reader got them`,
+    done: false,
+    error: '',
+    turnId: '',
+    data: { first_missing: first, last_missing: last },
+  };
+}

@@ -1,0 +1,50 @@
+/** The validated daemon configuration. Durations are milliseconds, sizes bytes. */
+export interface BridgeConfig {
+  server: {
+    /** host:port; the daemon only ever listens with TLS. */
+    listen: string;
+    /** Clients re-handshake after this long, so CRL and trust changes reach live connections. 0 = never. */
+    maxConnectionAgeMs: number;
+  };
+  tls: {
+    caBundle: string;
+    cert: string;
+    key: string;
+    /** CRL files (PEM); when set, one is needed for every CA in the bundle. */
+    crl: string[];
+  };
+  auth: {
+    jwtPublicKeys: { issuer: string; keyPath: string }[];
+    jwtAudience: string;
+    jwtMaxTtlMs: number;
+    clockSkewMs: number;
+  };
+  sessions: {
+    maxPerProject: number;
+    maxGlobal: number;
+    idleTimeoutMs: number;
+    stopGracePeriodMs: number;
+    eventBufferSize: number;
+    eventBufferBytes: number;
+    retentionMs: number;
+    maxSubscribers: number;
+    subscriberTtlMs: number;
+  };
+  input: { maxSizeBytes: number };
+  providers: Record<string, ProviderConfig>;
+  allowedPaths: string[];
+  logging: { level: LogLevel; format: 'json' | 'pretty'; redactPatterns: string[] };
+}
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+
+export interface ProviderConfig {
+  /** Which adapter drives this provider: "stdio", "mock", or a structured adapter. */
+  adapter: string;
+  /** Executable name (looked up on PATH) or absolute path. Empty for built-in agents. */
+  binary: string;
+  args: string[];
+  startupTimeoutMs: number;
+  /** Extra environment for the child, on top of the filtered base environment. */
+  env: Record<string, string>;
+}

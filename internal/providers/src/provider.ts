@@ -1,0 +1,65 @@
+import type { AgentEvent } from './events.js';
+import type { ExitInfo } from './supervised-process.js';
+
+/** What an adapter can do; reported by ListProviders. */
+export interface ProviderCapabilities {
+  structuredEvents: boolean;
+  multiTurn: boolean;
+  interrupt: boolean;
+  permissionRequests: boolean;
+}
+
+export type AuthState = 'unknown' | 'authenticated' | 'unauthenticated' | 'not_required';
+
+/** A provider's health as last probed. */
+export interface ProviderStatus {
+  available: boolean;
+  /** Why not available; empty when available. */
+  error: string;
+  binaryPath: string;
+  version: string;
+  authState: AuthState;
+  authDetail: string;
+  checkedAt: Date;
+}
+
+/** What the core hands a provider to start one session. */
+export interface SessionSpec {
+  projectId: string;
+  sessionId: string;
+  /** Real path of the repository; the agent's working directory. */
+  repoPath: string;
+  /** Client options, already accepted by `validateOptions`. */
+  options: Readonly<Record<string, string>>;
+  /** Receives every event the agent produces, in order. Must not throw. */
+  emit(event: AgentEvent): void;
+  /** Aborted when the start-up must be abandoned (startup timeout, shutdown). */
+  signal: AbortSignal;
+}
+
+/** One running agent. */
+export interface AgentHandle {
+  readonly pid: number;
+  /** Delivers one input. Throws InputClosedError when the agent no longer reads. */
+  send(text: string): void;
+  /** Cancels the running turn; only for providers with the interrupt capability. */
+  interrupt?(): Promise<{ interrupted: boolean; turnId: string }>;
+  /** Graceful step, SIGTERM to the group, SIGKILL after the grace period (or at once with force). */
+  stop(opts: { force: boolean; gracePeriodMs: number }): Promise<ExitInfo>;
+  /** Resolves once the process has exited and all its output has been emitted. */
+  readonly exited: Promise<ExitInfo>;
+  /** Last lines of stderr (for SESSION_FAILED). */
+  stderrTail(): string;
+}
+
+/** An agent adapter (requirements §9.1), independent of gRPC. */
+export interface Provider {
+  readonly id: string;
+  readonly capabilities: ProviderCapabilities;
+  /** An error message when `options` holds a key or value this provider does not allow. */
+  validateOptions(options: Readonly<Record<string, string>>): string | undefined;
+  /** Spawns the agent and completes its start-up handshake. Rejects with SpawnError when it cannot run. */
+  start(spec: SessionSpec): Promise<AgentHandle>;
+  /** Probes binary, version and authentication. Cheap to call: results are cached. */
+  health(): Promise<ProviderStatus>;
+}

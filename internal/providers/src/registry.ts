@@ -1,0 +1,38 @@
+import { MockProvider } from './mock-provider.js';
+import type { Provider } from './provider.js';
+import { StdioProvider } from './stdio-provider.js';
+
+export interface ProviderDefinition {
+  adapter: string;
+  binary: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+type Factory = (id: string, def: ProviderDefinition, parentEnv: NodeJS.ProcessEnv) => Provider;
+
+const ADAPTERS: Record<string, Factory> = {
+  stdio: (id, def, parentEnv) => new StdioProvider({ id, ...def, parentEnv }),
+  mock: (id, def, parentEnv) => new MockProvider({ id, ...def, parentEnv }),
+};
+
+/** Adapter names this build knows. */
+export const ADAPTER_NAMES = Object.keys(ADAPTERS);
+
+/** Builds the provider registry from configuration. Throws on an unknown adapter. */
+export function createProviders(
+  defs: Record<string, ProviderDefinition>,
+  parentEnv: NodeJS.ProcessEnv = process.env,
+): Map<string, Provider> {
+  const out = new Map<string, Provider>();
+  for (const [id, def] of Object.entries(defs)) {
+    const make = ADAPTERS[def.adapter];
+    if (!make) {
+      throw new Error(
+        `providers.${id}.adapter: unknown adapter "${def.adapter}" (known: ${ADAPTER_NAMES.join(', ')})`,
+      );
+    }
+    out.set(id, make(id, def, parentEnv));
+  }
+  return out;
+}

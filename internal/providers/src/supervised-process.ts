@@ -1,0 +1,224 @@
+import { once } from 'node:events';
+import { execa } from 'execa';
+import { LineSplitter } from './line-splitter.js';
+
+export interface ExitInfo {
+  /** Exit code when the process exited on its own; null when a signal ended it. */
+  exitCode: number | null;
+  /** Signal name when a signal ended it, e.g. "SIGKILL". */
+  signal: string | null;
+}
+
+export interface SpawnOptions {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  onStdoutLine(text: string, continued: boolean): void;
+  onStderrLine(text: string, continued: boolean): void;
+  /** Bytes of stderr kept for the failure report. */
+  stderrTailBytes?: number;
+}
+
+/** The agent closed its stdin (or exited): input cannot be delivered. */
+export class InputClosedError extends Error {
+  constructor() {
+    super('the agent closed its input');
+    this.name = 'InputClosedError';
+  }
+}
+
+/** The binary could not be spawned (missing, not executable, bad cwd). */
+export class SpawnError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'SpawnError';
+  }
+}
+
+/** How long to wait for stdout/stderr to drain after the process group is gone. */
+const DRAIN_TIMEOUT_MS = 2000;
+
+/**
+ * A child process in its own process group, read line by line, that never
+ * takes the daemon down: no shell, EPIPE on stdin is absorbed, every signal
+ * goes to the group (guarded so a missing pid can never signal pid 0 or 1,
+ * which would hit the daemon's own group), and when the leader exits the
+ * rest of its group is killed so no grandchild outlives the session.
+ */
+export class SupervisedProcess {
+  readonly pid: number;
+  /** Resolves once the process has exited and its output is fully read. */
+  readonly exited: Promise<ExitInfo>;
+  private stdinOpen = true;
+  private tail = '';
+  private hasExited = false;
+
+  private constructor(
+    private readonly child: ReturnType<typeof execa>,
+    opts: SpawnOptions,
+  ) {
+    this.pid = child.pid as number;
+    const tailBytes = opts.stderrTailBytes ?? 4096;
+    const out = new LineSplitter(opts.onStdoutLine);
+    const err = new LineSplitter((text, continued) => {
+      this.tail = (this.tail + text + (continued ? '' : '\n')).slice(-tailBytes);
+      opts.onStderrLine(text, continued);
+    });
+    child.stdout?.on('data', (c: Buffer) => out.push(c));
+    child.stderr?.on('data', (c: Buffer) => err.push(c));
+    child.stdin?.on('error', () => {
+      // EPIPE/ECONNRESET when the agent is gone: input is simply no longer deliverable.
+      this.stdinOpen = false;
+    });
+    child.stdin?.on('close', () => {
+      this.stdinOpen = false;
+    });
+    this.exited = (async () => {
+      const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+      this.hasExited = true;
+      this.stdinOpen = false;
+      // Grandchildren may still hold the pipes open: end the whole group.
+      this.signalGroup('SIGKILL');
+      await Promise.race([
+        Promise.all([streamClosed(child.stdout), streamClosed(child.stderr)]),
+        new Promise((r) => setTimeout(r, DRAIN_TIMEOUT_MS).unref()),
+      ]);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      out.flush();
+      err.flush();
+      // Let execa settle its own promise so nothing is left unhandled.
+      await child.catch(() => undefined);
+      return { exitCode: code, signal };
+    })();
+  }
+
+  /** Spawns `file` with `args` (argv only, never a shell) in its own process group. */
+  static async spawn(opts: SpawnOptions): Promise<SupervisedProcess> {
+    const child = execa(opts.file, opts.args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      extendEnv: false,
+      shell: false,
+      detached: true,
+      buffer: false,
+      reject: false,
+      cleanup: false,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      stripFinalNewline: false,
+    });
+    try {
+      await once(child, 'spawn');
+    } catch (e) {
+      await child.catch(() => undefined);
+      const err = e as NodeJS.ErrnoException;
+      throw new SpawnError(spawnMessage(opts.file, err), err.code);
+    }
+    if (!Number.isInteger(child.pid) || (child.pid as number) <= 1) {
+      await child.catch(() => undefined);
+      throw new SpawnError(`could not start ${opts.file}: no process id`, undefined);
+    }
+    return new SupervisedProcess(child, opts);
+  }
+
+  get inputOpen(): boolean {
+    return this.stdinOpen && !this.hasExited;
+  }
+
+  get running(): boolean {
+    return !this.hasExited;
+  }
+
+  /** Last bytes of stderr, for the failure report. */
+  stderrTail(): string {
+    return this.tail;
+  }
+
+  /** Writes to stdin. Throws InputClosedError when the agent no longer reads. */
+  write(data: string): void {
+    const stdin = this.child.stdin;
+    if (!this.inputOpen || !stdin || stdin.destroyed || !stdin.writable)
+      throw new InputClosedError();
+    stdin.write(data);
+  }
+
+  closeInput(): void {
+    this.stdinOpen = false;
+    this.child.stdin?.end();
+  }
+
+  /** Sends `signal` to the whole process group. Returns false when the group is already gone. */
+  signalGroup(signal: NodeJS.Signals): boolean {
+    // Never -0 or -1: kill(0) and kill(-1) would signal the daemon itself or everything.
+    if (!Number.isInteger(this.pid) || this.pid <= 1) return false;
+    try {
+      process.kill(-this.pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Stops the process: `graceful` runs first (e.g. close stdin), then SIGTERM
+   * to the group, then SIGKILL once `gracePeriodMs` has passed since the call.
+   * `force` sends SIGKILL at once. Resolves when the process has exited.
+   */
+  async stop(opts: {
+    force: boolean;
+    gracePeriodMs: number;
+    graceful?: () => void;
+  }): Promise<ExitInfo> {
+    if (this.hasExited) return this.exited;
+    if (opts.force) {
+      this.signalGroup('SIGKILL');
+      return this.exited;
+    }
+    const deadline = Date.now() + opts.gracePeriodMs;
+    opts.graceful?.();
+    // Give the graceful step a short head start before SIGTERM.
+    const head = Math.min(1000, opts.gracePeriodMs / 4);
+    if (await exitsWithin(this.exited, head)) return this.exited;
+    this.signalGroup('SIGTERM');
+    if (await exitsWithin(this.exited, Math.max(0, deadline - Date.now()))) return this.exited;
+    this.signalGroup('SIGKILL');
+    return this.exited;
+  }
+}
+
+function exitsWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    p.then(() => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+}
+
+function streamClosed(s: NodeJS.ReadableStream | null | undefined): Promise<void> {
+  if (!s) return Promise.resolve();
+  const r = s as NodeJS.ReadableStream & { closed?: boolean; destroyed?: boolean };
+  if (r.closed || r.destroyed) return Promise.resolve();
+  return once(s, 'close').then(() => undefined);
+}
+
+function spawnMessage(file: string, err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'ENOENT':
+      return `binary "${file}" not found (or the working directory does not exist)`;
+    case 'EACCES':
+      return `binary "${file}" is not executable`;
+    case 'EMFILE':
+    case 'ENFILE':
+      return 'too many open files: cannot start another process';
+    default:
+      return `could not start "${file}": ${err.code ?? err.message}`;
+  }
+}

@@ -1,0 +1,230 @@
+import type { JwtVerifier, VerifiedCaller } from '@agent-bridge/auth';
+import type { BridgeEvent, EventStream, SessionManager, SessionStatus } from '@agent-bridge/bridge';
+import type {
+  AckEventsResponse,
+  BridgeServiceServer,
+  GetSessionResponse,
+  HealthResponse,
+  InterruptTurnResponse,
+  ListProvidersResponse,
+  ListSessionsResponse,
+  SendInputResponse,
+  SessionEvent,
+  SessionEventBatch,
+  StartSessionResponse,
+  StopSessionResponse,
+  StreamEventsRequest,
+} from '@agent-bridge/proto';
+import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import {
+  fromProtoStatus,
+  providerHealthError,
+  seqFromWire,
+  toProtoAuthState,
+  toProtoEvent,
+  toProtoSession,
+  toProtoStatus,
+} from './convert.js';
+import { authenticate } from './private/authenticate.js';
+import { toServiceError } from './status-map.js';
+
+export interface ServiceContext {
+  manager: SessionManager;
+  verifier: JwtVerifier;
+  logger: Logger;
+  version: string;
+  instanceId: string;
+  startedAt: Date;
+}
+
+/** Events per StreamEventBatches message, and a byte cap well under the 4 MiB message limit. */
+const BATCH = { maxEvents: 512, maxBytes: 1024 * 1024 };
+/** StreamEvents pulls in small slices; each event is still its own message. */
+const SINGLE = { maxEvents: 64, maxBytes: 1024 * 1024 };
+
+/** Maps BridgeService RPCs to the core. Authentication and error mapping happen here, once. */
+export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
+  const { manager } = ctx;
+
+  function unary<Req, Res>(
+    method: string,
+    fn: (caller: VerifiedCaller, req: Req) => Promise<Res> | Res,
+  ): (call: ServerUnaryCall<Req, Res>, cb: sendUnaryData<Res>) => void {
+    return (call, cb) => {
+      authenticate(ctx.verifier, call, method, ctx.logger)
+        .then((caller) => fn(caller, call.request))
+        .then(
+          (res) => cb(null, res),
+          (err) => cb(fail(ctx.logger, method, err)),
+        );
+    };
+  }
+
+  function stream<Msg>(
+    method: string,
+    batch: { maxEvents: number; maxBytes: number },
+    write: (call: ServerWritableStream<StreamEventsRequest, Msg>, events: BridgeEvent[]) => boolean,
+  ): (call: ServerWritableStream<StreamEventsRequest, Msg>) => void {
+    return (call) => {
+      const abort = new AbortController();
+      call.on('cancelled', () => abort.abort());
+      call.on('close', () => abort.abort());
+      let events: EventStream | undefined;
+      (async () => {
+        const caller = await authenticate(ctx.verifier, call, method, ctx.logger);
+        const req = call.request;
+        events = manager.openStream(
+          caller,
+          {
+            sessionId: req.sessionId,
+            afterSeq: req.afterSeq === undefined ? undefined : seqFromWire(req.afterSeq),
+            subscriberId: req.subscriberId,
+          },
+          abort.signal,
+          batch,
+        );
+        for await (const b of events) {
+          if (abort.signal.aborted) break;
+          if (!write(call, b)) await drained(call, abort.signal);
+        }
+        if (!abort.signal.aborted) call.end();
+      })()
+        .catch((err) => {
+          if (!abort.signal.aborted)
+            call.destroy(Object.assign(new Error(), fail(ctx.logger, method, err)));
+        })
+        .finally(() => events?.close());
+    };
+  }
+
+  return {
+    startSession: unary('StartSession', async (caller, req): Promise<StartSessionResponse> => {
+      const s = await manager.start(caller, {
+        projectId: req.projectId,
+        sessionId: req.sessionId,
+        repoPath: req.repoPath,
+        provider: req.provider,
+        agentOpts: req.agentOpts,
+      });
+      return { sessionId: s.sessionId, status: toProtoStatus(s.status), createdAt: s.createdAt };
+    }),
+
+    stopSession: unary(
+      'StopSession',
+      async (caller, req): Promise<StopSessionResponse> => ({
+        status: toProtoStatus(await manager.stop(caller, req.sessionId, req.force)),
+      }),
+    ),
+
+    getSession: unary(
+      'GetSession',
+      (caller, req): GetSessionResponse => toProtoSession(manager.get(caller, req.sessionId)),
+    ),
+
+    listSessions: unary('ListSessions', (caller, req): ListSessionsResponse => {
+      const statuses: SessionStatus[] = [];
+      for (const st of req.statuses) {
+        const s = fromProtoStatus(st);
+        if (s) statuses.push(s);
+      }
+      const page = manager.list(caller, {
+        projectId: req.projectId,
+        statuses,
+        pageSize: req.pageSize,
+        pageToken: req.pageToken,
+      });
+      return { sessions: page.sessions.map(toProtoSession), nextPageToken: page.nextPageToken };
+    }),
+
+    sendInput: unary('SendInput', (caller, req): SendInputResponse => {
+      const seq = manager.sendInput(caller, req.sessionId, req.text, req.idempotencyKey);
+      return { accepted: true, seq: BigInt(seq) };
+    }),
+
+    interruptTurn: unary(
+      'InterruptTurn',
+      (caller, req): Promise<InterruptTurnResponse> => manager.interrupt(caller, req.sessionId),
+    ),
+
+    streamEvents: stream<SessionEvent>('StreamEvents', SINGLE, (call, events) => {
+      let ok = true;
+      for (const e of events) ok = call.write(toProtoEvent(e));
+      return ok;
+    }),
+
+    streamEventBatches: stream<SessionEventBatch>('StreamEventBatches', BATCH, (call, events) =>
+      call.write({ events: events.map(toProtoEvent) }),
+    ),
+
+    ackEvents: unary(
+      'AckEvents',
+      (caller, req): AckEventsResponse => ({
+        ackSeq: BigInt(
+          manager.ack(caller, req.sessionId, req.subscriberId, seqFromWire(req.ackSeq)),
+        ),
+      }),
+    ),
+
+    health: unary('Health', async (): Promise<HealthResponse> => {
+      const counts = manager.counts();
+      const providers = await Promise.all(
+        [...manager.providers.values()].map(async (p) => {
+          const st = await p.health();
+          return { provider: p.id, available: st.available, error: providerHealthError(st) };
+        }),
+      );
+      return {
+        status: manager.shuttingDown ? 'not_serving' : 'serving',
+        providers,
+        version: ctx.version,
+        serverInstanceId: ctx.instanceId,
+        startedAt: ctx.startedAt,
+        activeSessions: counts.active,
+        retainedSessions: counts.retained,
+      };
+    }),
+
+    listProviders: unary(
+      'ListProviders',
+      async (): Promise<ListProvidersResponse> => ({
+        providers: await Promise.all(
+          [...manager.providers.values()].map(async (p) => {
+            const st = await p.health();
+            return {
+              id: p.id,
+              binaryPath: st.binaryPath,
+              version: st.version,
+              available: st.available,
+              error: providerHealthError(st),
+              capabilities: { ...p.capabilities },
+              authState: toProtoAuthState(st.authState),
+              authDetail: st.authDetail,
+              checkedAt: st.checkedAt,
+            };
+          }),
+        ),
+      }),
+    ),
+  };
+}
+
+function fail(logger: Logger, method: string, err: unknown) {
+  const e = toServiceError(err);
+  if (e.code === 13 /* INTERNAL */) logger.error({ err, method }, 'internal error');
+  return e;
+}
+
+/** Waits for the stream to accept more data (grpc-js write backpressure) or for cancellation. */
+function drained(call: ServerWritableStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      call.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    call.on('drain', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

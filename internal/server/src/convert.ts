@@ -1,0 +1,101 @@
+import type { BridgeEvent, SessionSnapshot, SessionStatus } from '@agent-bridge/bridge';
+import {
+  EventType,
+  type GetSessionResponse,
+  SessionStatus as ProtoStatus,
+  ProviderAuthState,
+  type SessionEvent,
+} from '@agent-bridge/proto';
+import type {
+  AuthState,
+  EventType as CoreEventType,
+  ProviderStatus,
+} from '@agent-bridge/providers';
+
+const EVENT_TYPES: Record<CoreEventType, EventType> = {
+  SESSION_STARTED: EventType.EVENT_TYPE_SESSION_STARTED,
+  SESSION_STOPPED: EventType.EVENT_TYPE_SESSION_STOPPED,
+  SESSION_FAILED: EventType.EVENT_TYPE_SESSION_FAILED,
+  STDOUT: EventType.EVENT_TYPE_STDOUT,
+  STDERR: EventType.EVENT_TYPE_STDERR,
+  INPUT_RECEIVED: EventType.EVENT_TYPE_INPUT_RECEIVED,
+  BUFFER_OVERFLOW: EventType.EVENT_TYPE_BUFFER_OVERFLOW,
+  TURN_STARTED: EventType.EVENT_TYPE_TURN_STARTED,
+  AGENT_MESSAGE_DELTA: EventType.EVENT_TYPE_AGENT_MESSAGE_DELTA,
+  AGENT_MESSAGE: EventType.EVENT_TYPE_AGENT_MESSAGE,
+  TOOL_CALL: EventType.EVENT_TYPE_TOOL_CALL,
+  TOOL_RESULT: EventType.EVENT_TYPE_TOOL_RESULT,
+  TURN_COMPLETED: EventType.EVENT_TYPE_TURN_COMPLETED,
+  AGENT_ERROR: EventType.EVENT_TYPE_AGENT_ERROR,
+};
+
+const STATUSES: Record<SessionStatus, ProtoStatus> = {
+  STARTING: ProtoStatus.SESSION_STATUS_STARTING,
+  RUNNING: ProtoStatus.SESSION_STATUS_RUNNING,
+  STOPPING: ProtoStatus.SESSION_STATUS_STOPPING,
+  STOPPED: ProtoStatus.SESSION_STATUS_STOPPED,
+  FAILED: ProtoStatus.SESSION_STATUS_FAILED,
+};
+
+const STATUS_NAMES = new Map<ProtoStatus, SessionStatus>(
+  Object.entries(STATUSES).map(([k, v]) => [v, k as SessionStatus]),
+);
+
+const AUTH_STATES: Record<AuthState, ProviderAuthState> = {
+  unknown: ProviderAuthState.PROVIDER_AUTH_STATE_UNKNOWN,
+  authenticated: ProviderAuthState.PROVIDER_AUTH_STATE_AUTHENTICATED,
+  unauthenticated: ProviderAuthState.PROVIDER_AUTH_STATE_UNAUTHENTICATED,
+  not_required: ProviderAuthState.PROVIDER_AUTH_STATE_NOT_REQUIRED,
+};
+
+export function toProtoEvent(e: BridgeEvent): SessionEvent {
+  return {
+    seq: BigInt(e.seq),
+    timestamp: new Date(e.timestamp),
+    sessionId: e.sessionId,
+    projectId: e.projectId,
+    provider: e.provider,
+    type: EVENT_TYPES[e.type],
+    stream: e.stream,
+    text: e.text,
+    done: e.done,
+    error: e.error,
+    turnId: e.turnId,
+    data: e.data,
+  };
+}
+
+export const toProtoStatus = (s: SessionStatus): ProtoStatus => STATUSES[s];
+
+/** Proto status → core status; undefined for UNSPECIFIED or unknown numbers. */
+export const fromProtoStatus = (s: ProtoStatus): SessionStatus | undefined => STATUS_NAMES.get(s);
+
+export const toProtoAuthState = (a: AuthState): ProviderAuthState => AUTH_STATES[a];
+
+export function toProtoSession(s: SessionSnapshot): GetSessionResponse {
+  return {
+    sessionId: s.sessionId,
+    projectId: s.projectId,
+    provider: s.provider,
+    status: STATUSES[s.status],
+    createdAt: s.createdAt,
+    stoppedAt: s.stoppedAt,
+    error: s.error,
+    pid: s.pid,
+    exitCode: s.exitCode,
+    exitSignal: s.exitSignal,
+    repoPath: s.repoPath,
+    oldestSeq: BigInt(s.oldestSeq),
+    lastSeq: BigInt(s.lastSeq),
+    subscriberCount: s.subscriberCount,
+  };
+}
+
+/** uint64 from the wire → number; values beyond 2^53 clamp (they exceed any real seq). */
+export function seqFromWire(v: bigint): number {
+  return v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
+}
+
+export function providerHealthError(st: ProviderStatus): string {
+  return st.available ? '' : st.error;
+}

@@ -1,0 +1,25 @@
+import { AuthError } from '@agent-bridge/auth';
+import { BridgeError, type ErrorKind } from '@agent-bridge/bridge';
+import { type ServiceError, status } from '@grpc/grpc-js';
+
+/** The one table from domain error kinds to gRPC status codes (documented in bridge.proto and docs/api.md). */
+export const STATUS_OF: Record<ErrorKind, status> = {
+  invalid_argument: status.INVALID_ARGUMENT,
+  not_found: status.NOT_FOUND,
+  already_exists: status.ALREADY_EXISTS,
+  permission_denied: status.PERMISSION_DENIED,
+  failed_precondition: status.FAILED_PRECONDITION,
+  resource_exhausted: status.RESOURCE_EXHAUSTED,
+  out_of_range: status.OUT_OF_RANGE,
+  unavailable: status.UNAVAILABLE,
+  internal: status.INTERNAL,
+};
+
+/** Turns any thrown value into a gRPC error whose message is safe to show the caller. */
+export function toServiceError(
+  err: unknown,
+): Partial<ServiceError> & { code: status; details: string } {
+  if (err instanceof BridgeError) return { code: STATUS_OF[err.kind], details: err.message };
+  if (err instanceof AuthError) return { code: status.UNAUTHENTICATED, details: err.message };
+  return { code: status.INTERNAL, details: 'internal error' };
+}
