@@ -1,4 +1,4 @@
-import { InputClosedError, type Provider, SpawnError } from '@agent-bridge/providers';
+import { InputClosedError, type Provider, SpawnError, StartupError } from '@agent-bridge/providers';
 import { AllowedPaths } from './allowed-paths.js';
 import {
   BridgeError,
@@ -188,6 +188,15 @@ export class SessionManager {
         sessionId: session.id,
         repoPath: session.repoPath,
         options: session.request.agentOpts,
+        spawned: (pid) => {
+          session.pid = pid;
+          session.append({
+            type: 'SESSION_STARTED',
+            stream: 'system',
+            text: `${session.request.provider} started (pid ${pid}) in ${session.repoPath}`,
+            data: { pid, repo_path: session.repoPath },
+          });
+        },
         emit: (ev) => {
           if (!session.ended) session.append(ev);
         },
@@ -209,12 +218,6 @@ export class SessionManager {
       });
       session.handle = handle;
       if (session.status === 'STARTING') session.status = 'RUNNING';
-      session.append({
-        type: 'SESSION_STARTED',
-        stream: 'system',
-        text: `${session.request.provider} started (pid ${handle.pid}) in ${session.repoPath}`,
-        data: { pid: handle.pid, repo_path: session.repoPath },
-      });
       log.info(
         { sessionId: session.id, projectId: session.projectId, pid: handle.pid },
         'session started',
@@ -227,8 +230,10 @@ export class SessionManager {
         (err) => session.fail(`agent supervision failed: ${(err as Error).message}`, {}),
       );
     } catch (err) {
-      if (err instanceof StartupTimeout) {
-        session.fail(err.message, { reason: 'startup_timeout' });
+      if (err instanceof StartupTimeout || err instanceof StartupError) {
+        session.fail(err.message, {
+          reason: err instanceof StartupTimeout ? 'startup_timeout' : 'startup_failed',
+        });
         log.warn({ sessionId: session.id }, err.message);
         return;
       }

@@ -20,6 +20,7 @@ export class Session {
   exitCode: number | undefined;
   exitSignal = '';
   handle: AgentHandle | undefined;
+  pid = 0;
   /** Settles when start-up has finished (either way); identical retries wait on it. */
   started: Promise<void> | undefined;
   stopReason: StopReason | undefined;
@@ -154,7 +155,7 @@ export class Session {
       createdAt: new Date(this.createdAt),
       stoppedAt: this.stoppedAt === undefined ? undefined : new Date(this.stoppedAt),
       error: this.error,
-      pid: this.handle?.pid ?? 0,
+      pid: this.pid,
       exitCode: this.exitCode,
       exitSignal: this.exitSignal,
       repoPath: this.repoPath,

@@ -99,6 +99,7 @@ logging:
       binary: '/usr/local/bin/codex',
       args: ['--quiet'],
       startupTimeoutMs: 5000,
+      readyPattern: '',
       env: { OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1' },
     });
     expect(c.providers.mock?.adapter).toBe('mock');

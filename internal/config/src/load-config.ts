@@ -143,7 +143,14 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
       r.fail(path, provNode, 'provider ids are lowercase letters, digits, "-" and "_" (max 32)');
       continue;
     }
-    const m = r.map(node, path, ['adapter', 'binary', 'args', 'startup_timeout', 'env']);
+    const m = r.map(node, path, [
+      'adapter',
+      'binary',
+      'args',
+      'startup_timeout',
+      'ready_pattern',
+      'env',
+    ]);
     const defaultAdapter = (BUILTIN_ADAPTERS as readonly string[]).includes(id) ? id : 'stdio';
     const adapter = r.str(g(m, 'adapter'), `${path}.adapter`, defaultAdapter) ?? defaultAdapter;
     const env: Record<string, string> = {};
@@ -154,6 +161,18 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
       if (val !== undefined) env[k] = val;
     }
     const binary = r.str(g(m, 'binary'), `${path}.binary`, adapter === 'mock' ? '' : id) ?? '';
+    const readyPattern = r.str(g(m, 'ready_pattern'), `${path}.ready_pattern`, '') ?? '';
+    if (readyPattern) {
+      try {
+        new RegExp(readyPattern);
+      } catch (err) {
+        r.fail(
+          `${path}.ready_pattern`,
+          g(m, 'ready_pattern'),
+          `invalid regular expression: ${(err as Error).message}`,
+        );
+      }
+    }
     providers[id] = {
       adapter,
       binary,
@@ -165,6 +184,7 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
           DEFAULTS.startupTimeout,
           1,
         ) ?? 0,
+      readyPattern,
       env,
     };
   }

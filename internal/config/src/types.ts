@@ -45,6 +45,11 @@ export interface ProviderConfig {
   binary: string;
   args: string[];
   startupTimeoutMs: number;
+  /**
+   * A regular expression a stdout line must match before the agent counts as
+   * started; empty means "started once spawned". Bounded by startupTimeoutMs.
+   */
+  readyPattern: string;
   /** Extra environment for the child, on top of the filtered base environment. */
   env: Record<string, string>;
 }

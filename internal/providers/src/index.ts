@@ -17,5 +17,6 @@ export {
   type ExitInfo,
   InputClosedError,
   SpawnError,
+  StartupError,
   SupervisedProcess,
 } from './supervised-process.js';

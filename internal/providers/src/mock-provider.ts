@@ -12,7 +12,12 @@ export const MOCK_AGENT_PATH = fileURLToPath(new URL('../bin/mock-agent.mjs', im
  */
 export class MockProvider extends StdioProvider {
   constructor(opts: Omit<ProcessProviderOptions, 'binary'> & { binary?: string }) {
-    super({ ...opts, binary: opts.binary || process.execPath });
+    // The mock announces itself; waiting for that line makes start-up real.
+    super({
+      ...opts,
+      binary: opts.binary || process.execPath,
+      readyPattern: opts.readyPattern || '^mock agent ready',
+    });
   }
 
   protected override async command() {

@@ -31,6 +31,8 @@ export interface SessionSpec {
   repoPath: string;
   /** Client options, already accepted by `validateOptions`. */
   options: Readonly<Record<string, string>>;
+  /** Called once the process exists, before any of its output is emitted. */
+  spawned(pid: number): void;
   /** Receives every event the agent produces, in order. Must not throw. */
   emit(event: AgentEvent): void;
   /** Aborted when the start-up must be abandoned (startup timeout, shutdown). */

@@ -7,6 +7,8 @@ export interface ProviderDefinition {
   binary: string;
   args: string[];
   env: Record<string, string>;
+  /** Regex a stdout line must match before the agent counts as started ('' = at spawn). */
+  readyPattern?: string;
 }
 
 type Factory = (id: string, def: ProviderDefinition, parentEnv: NodeJS.ProcessEnv) => Provider;

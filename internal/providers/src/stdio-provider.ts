@@ -8,7 +8,7 @@ import type {
   ProviderStatus,
   SessionSpec,
 } from './provider.js';
-import { SpawnError, SupervisedProcess } from './supervised-process.js';
+import { SpawnError, StartupError, SupervisedProcess } from './supervised-process.js';
 
 export interface ProcessProviderOptions {
   id: string;
@@ -21,6 +21,8 @@ export interface ProcessProviderOptions {
   parentEnv: NodeJS.ProcessEnv;
   /** How long health results are cached. */
   healthTtlMs?: number;
+  /** Regex a stdout line must match before the agent counts as started ('' = at spawn). */
+  readyPattern?: string;
 }
 
 const HEALTH_TTL_MS = 60_000;
@@ -69,12 +71,18 @@ export class StdioProvider implements Provider {
 
   async start(spec: SessionSpec): Promise<AgentHandle> {
     const { file, args } = await this.command();
+    const ready = this.opts.readyPattern ? new RegExp(this.opts.readyPattern) : undefined;
+    let markReady: (() => void) | undefined;
+    const readySeen = new Promise<void>((resolve) => {
+      markReady = resolve;
+    });
     const line =
       (type: 'STDOUT' | 'STDERR', stream: 'stdout' | 'stderr') =>
       (text: string, continued: boolean) => {
         const ev: AgentEvent = { type, stream, text };
         if (continued) ev.data = { continued: true };
         spec.emit(ev);
+        if (ready && stream === 'stdout' && ready.test(text)) markReady?.();
       };
     const proc = await SupervisedProcess.spawn({
       file,
@@ -83,7 +91,9 @@ export class StdioProvider implements Provider {
       env: childEnv(this.opts.parentEnv, this.opts.env),
       onStdoutLine: line('STDOUT', 'stdout'),
       onStderrLine: line('STDERR', 'stderr'),
+      onSpawn: (pid) => spec.spawned(pid),
     });
+    if (ready) await this.awaitReady(proc, readySeen, spec.signal);
     return {
       pid: proc.pid,
       exited: proc.exited,
@@ -92,6 +102,26 @@ export class StdioProvider implements Provider {
         proc.stop({ force, gracePeriodMs, graceful: () => proc.closeInput() }),
       stderrTail: () => proc.stderrTail(),
     };
+  }
+
+  /** Waits for the ready line; fails when the agent exits first or start-up is abandoned. */
+  private async awaitReady(proc: SupervisedProcess, readySeen: Promise<void>, signal: AbortSignal) {
+    const outcome = await Promise.race([
+      readySeen.then(() => 'ready' as const),
+      proc.exited.then((e) => e),
+      new Promise<'aborted'>((resolve) => {
+        if (signal.aborted) resolve('aborted');
+        signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+      }),
+    ]);
+    if (outcome === 'ready') return;
+    if (outcome === 'aborted') {
+      await proc.stop({ force: true, gracePeriodMs: 0 });
+      throw new StartupError('agent did not print its ready line before the startup timeout');
+    }
+    throw new StartupError(
+      `agent exited during start-up (${outcome.signal ? `signal ${outcome.signal}` : `code ${outcome.exitCode}`})`,
+    );
   }
 
   protected async probeHealth(): Promise<ProviderStatus> {

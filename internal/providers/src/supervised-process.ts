@@ -16,6 +16,8 @@ export interface SpawnOptions {
   env: Record<string, string>;
   onStdoutLine(text: string, continued: boolean): void;
   onStderrLine(text: string, continued: boolean): void;
+  /** Called with the pid as soon as the process exists, before any output is read. */
+  onSpawn?(pid: number): void;
   /** Bytes of stderr kept for the failure report. */
   stderrTailBytes?: number;
 }
@@ -36,6 +38,14 @@ export class SpawnError extends Error {
   ) {
     super(message);
     this.name = 'SpawnError';
+  }
+}
+
+/** The agent did not come up: it exited, or start-up was abandoned. The session fails with this message. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
   }
 }
 
@@ -124,6 +134,7 @@ export class SupervisedProcess {
       await child.catch(() => undefined);
       throw new SpawnError(`could not start ${opts.file}: no process id`, undefined);
     }
+    opts.onSpawn?.(child.pid as number);
     return new SupervisedProcess(child, opts);
   }
 
