@@ -77,13 +77,13 @@ export async function writeCaDatabase(path: string, db: CaDatabase): Promise<voi
 export function recordIssued(
   db: CaDatabase,
   cert: CertificateFacts,
-  file?: string,
-  now = new Date(),
+  opts: { file?: string; kind?: string; now?: Date } = {},
 ): void {
+  const { file, now = new Date() } = opts;
   const entry: CaDatabaseEntry = {
     serial: cert.serialHex,
     subject: cert.subject,
-    kind: cert.kind,
+    kind: opts.kind ?? cert.kind,
     notBefore: cert.notBefore.toISOString(),
     notAfter: cert.notAfter.toISOString(),
     issuedAt: now.toISOString(),

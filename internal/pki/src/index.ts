@@ -27,7 +27,13 @@ export {
   clientNameFromUri,
   isValidClientName,
 } from './client-identity.js';
-export { CA_KEY_USAGE, createCA, DEFAULT_CA_DAYS, ROOT_PATH_LENGTH } from './create-ca.js';
+export {
+  CA_KEY_USAGE,
+  checkSubjectName,
+  createCA,
+  DEFAULT_CA_DAYS,
+  ROOT_PATH_LENGTH,
+} from './create-ca.js';
 export {
   createCrl,
   DEFAULT_CRL_DAYS,
@@ -43,6 +49,7 @@ export {
   type IssueCertOptions,
   issueCert,
   type LeafType,
+  leafSans,
 } from './issue-cert.js';
 export {
   certificateThumbprint,

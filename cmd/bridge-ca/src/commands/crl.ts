@@ -1,0 +1,68 @@
+import {
+  createCrl,
+  DEFAULT_CRL_DAYS,
+  readCaDatabase,
+  revokedEntries,
+  writeCaDatabase,
+} from '@agent-bridge/pki';
+import type { Command } from '../command.js';
+import { parseDays } from '../private/duration.js';
+import { checkOutputs, PUBLIC_MODE, writeOutputs } from '../private/files.js';
+import { openCa } from '../private/open-ca.js';
+import { flag, optionalString, requiredString } from '../private/option-values.js';
+import { CA_OPTIONS, FORCE_OPTION, PASSPHRASE_OPTION } from '../private/shared-options.js';
+
+export const crlCommand: Command = {
+  name: 'crl',
+  summary: 'write a signed CRL of the revoked serials in the CA database',
+  usage: 'bridge-ca crl --ca FILE --ca-key FILE --out FILE [--days N]',
+  options: {
+    ...CA_OPTIONS,
+    out: {
+      type: 'string',
+      value: 'FILE',
+      description: 'the CRL (PEM, label X509 CRL)',
+      required: true,
+    },
+    days: {
+      type: 'string',
+      value: 'N',
+      description: `days until nextUpdate (default ${DEFAULT_CRL_DAYS})`,
+    },
+    ...PASSPHRASE_OPTION,
+    ...FORCE_OPTION,
+  },
+  notes: [
+    'Re-run before nextUpdate: Node and OpenSSL reject an expired CRL, and with CRLs configured',
+    'every CA in the trust bundle needs a current one. A cron job passes --force.',
+  ],
+  async run(ctx) {
+    const { values } = ctx;
+    const out = ctx.path(requiredString(values, 'out'));
+    const force = flag(values, 'force');
+    const daysText = optionalString(values, 'days');
+    const days = daysText === undefined ? DEFAULT_CRL_DAYS : parseDays(daysText, '--days');
+    await checkOutputs([out], force);
+    const opened = await openCa(
+      ctx,
+      ctx.path(requiredString(values, 'ca')),
+      ctx.path(requiredString(values, 'ca-key')),
+      optionalString(values, 'passphrase-file'),
+    );
+    const now = ctx.io.now();
+    const db = await readCaDatabase(opened.dbPath, opened.facts);
+    const crlNumber = db.crlNumber + 1;
+    const revoked = revokedEntries(db);
+    const pem = await createCrl({ ca: opened.ca, revoked, days, now, crlNumber });
+    await writeOutputs([{ path: out, content: pem, mode: PUBLIC_MODE }], force);
+    // Counted only once the CRL is out, so a failure does not skip a number.
+    db.crlNumber = crlNumber;
+    await writeCaDatabase(opened.dbPath, db);
+    const count = revoked.length;
+    const nextUpdate = new Date(now.getTime() + days * 86_400_000).toISOString();
+    return {
+      text: [`wrote ${out}: CRL number ${crlNumber}, ${count} revoked, next update ${nextUpdate}`],
+      json: { crl: out, crlNumber, revoked: count, nextUpdate },
+    };
+  },
+};

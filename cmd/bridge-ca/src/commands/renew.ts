@@ -1,0 +1,143 @@
+import {
+  certificateFacts,
+  DEFAULT_LEAF_DAYS,
+  isKeyType,
+  KEY_TYPES,
+  recordIssued,
+  renewCert,
+} from '@agent-bridge/pki';
+import { CliError } from '../cli-error.js';
+import type { Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { certificateJson, sanSummary, updateCaDatabase } from '../private/ca-records.js';
+import { parseDays, parseDuration } from '../private/duration.js';
+import {
+  checkOutputs,
+  type OutputFile,
+  PUBLIC_MODE,
+  readInput,
+  SECRET_MODE,
+  writeOutputs,
+} from '../private/files.js';
+import { openCa } from '../private/open-ca.js';
+import { flag, oneOf, optionalString, requiredString } from '../private/option-values.js';
+import {
+  CA_OPTIONS,
+  FORCE_OPTION,
+  KEY_TYPE_OPTION,
+  PASSPHRASE_OPTION,
+} from '../private/shared-options.js';
+
+export const renewCommand: Command = {
+  name: 'renew',
+  summary: 'reissue a certificate with the same subject, SANs and (unless --rekey) key',
+  usage:
+    'bridge-ca renew --cert FILE --ca FILE --ca-key FILE [--if-expiring-within 30d] [--rekey] [--out PREFIX]',
+  options: {
+    cert: {
+      type: 'string',
+      value: 'FILE',
+      description: 'the certificate to renew',
+      required: true,
+    },
+    ...CA_OPTIONS,
+    days: {
+      type: 'string',
+      value: 'N',
+      description: `validity in days (default ${DEFAULT_LEAF_DAYS})`,
+    },
+    'if-expiring-within': {
+      type: 'string',
+      value: 'DURATION',
+      description:
+        'only renew when it expires within DURATION (e.g. 30d); otherwise say so and exit 0',
+    },
+    rekey: { type: 'boolean', description: 'generate a new key too' },
+    ...KEY_TYPE_OPTION,
+    out: {
+      type: 'string',
+      value: 'PREFIX',
+      description: 'write PREFIX.crt (and PREFIX.key) instead of replacing the files in place',
+    },
+    ...PASSPHRASE_OPTION,
+    ...FORCE_OPTION,
+  },
+  notes: [
+    'Without --out the certificate is replaced in place (and with --rekey the key beside it,',
+    'FILE with .crt changed to .key): replacing is what renew is for, so no --force is needed.',
+    'The old certificate stays valid until it expires; revoke it if it must not.',
+  ],
+  async run(ctx) {
+    const { values } = ctx;
+    const certPath = ctx.path(requiredString(values, 'cert'));
+    const rekey = flag(values, 'rekey');
+    const keyType = oneOf(values, 'key-type', KEY_TYPES);
+    const daysText = optionalString(values, 'days');
+    const days = daysText === undefined ? DEFAULT_LEAF_DAYS : parseDays(daysText, '--days');
+    const windowText = optionalString(values, 'if-expiring-within');
+    const windowMs =
+      windowText === undefined ? undefined : parseDuration(windowText, '--if-expiring-within');
+    const certPem = await readInput(certPath, 'certificate');
+    const old = certificateFacts(certPem, `certificate ${certPath}`);
+    const now = ctx.io.now();
+    if (windowMs !== undefined && old.notAfter.getTime() - now.getTime() > windowMs) {
+      return {
+        text: [
+          `not due: ${certPath} expires on ${old.notAfter.toISOString()}, more than ${windowText} away; nothing changed`,
+        ],
+        json: { renewed: false, cert: certPath, notAfter: old.notAfter.toISOString() },
+      };
+    }
+    const outPrefix = optionalString(values, 'out');
+    const newCertPath = outPrefix ? `${ctx.path(outPrefix)}.crt` : certPath;
+    let newKeyPath: string | undefined;
+    if (rekey) {
+      if (outPrefix) newKeyPath = `${ctx.path(outPrefix)}.key`;
+      else if (certPath.endsWith('.crt')) newKeyPath = `${certPath.slice(0, -4)}.key`;
+      else
+        throw new CliError(
+          EXIT.usage,
+          '--rekey needs --out PREFIX when the certificate file does not end in .crt',
+        );
+    }
+    const force = outPrefix ? flag(values, 'force') : true;
+    await checkOutputs([newCertPath, ...(newKeyPath ? [newKeyPath] : [])], force);
+    const opened = await openCa(
+      ctx,
+      ctx.path(requiredString(values, 'ca')),
+      ctx.path(requiredString(values, 'ca-key')),
+      optionalString(values, 'passphrase-file'),
+    );
+    const renewed = await renewCert({
+      certPem,
+      ca: opened.ca,
+      days,
+      now,
+      rekey,
+      ...(keyType && isKeyType(keyType) ? { keyType } : {}),
+    });
+    const outputs: OutputFile[] = [];
+    if (newKeyPath && renewed.keyPem) {
+      outputs.push({ path: newKeyPath, content: renewed.keyPem, mode: SECRET_MODE });
+    }
+    outputs.push({ path: newCertPath, content: renewed.certPem, mode: PUBLIC_MODE });
+    await writeOutputs(outputs, force);
+    const facts = certificateFacts(renewed.certPem);
+    await updateCaDatabase(opened, (db) => recordIssued(db, facts, { file: newCertPath, now }));
+    return {
+      text: [
+        `renewed ${facts.subject}: serial ${facts.serialHex}, valid until ${facts.notAfter.toISOString()}`,
+        `  SANs: ${sanSummary(facts)}`,
+        `  certificate: ${newCertPath}`,
+        ...(newKeyPath ? [`  new key: ${newKeyPath}`] : ['  key: unchanged']),
+      ],
+      json: {
+        renewed: true,
+        ...certificateJson(facts),
+        previousSerial: old.serialHex,
+        cert: newCertPath,
+        ...(newKeyPath ? { key: newKeyPath } : {}),
+      },
+    };
+  },
+};
