@@ -1,0 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export async function makeTempDir(
+  prefix: string,
+): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), `${prefix}-`));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
