@@ -91,8 +91,8 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
         if (!abort.signal.aborted) call.end();
       })()
         .catch((err) => {
-          if (!abort.signal.aborted)
-            call.destroy(Object.assign(new Error(), fail(ctx.logger, method, err)));
+          // grpc-js turns an 'error' event on a server stream into the call's status.
+          if (!abort.signal.aborted) call.emit('error', fail(ctx.logger, method, err));
         })
         .finally(() => events?.close());
     };
