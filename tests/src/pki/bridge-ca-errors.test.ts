@@ -1,0 +1,315 @@
+// Each failure of bridge-ca: its exit status and its single line.
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createCA, encryptPrivateKey } from '@agent-bridge/pki';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bridgeCa, type ProcessResult } from './run-bridge-ca.js';
+import { makeTempDir } from './temp-dir.js';
+
+const PASS = 'error-path passphrase';
+
+function expectOneLine(result: ProcessResult, code: number, pattern: RegExp): void {
+  expect({ code: result.code, stdout: result.stdout }).toEqual({ code, stdout: '' });
+  expect(result.stderr).toMatch(/^bridge-ca: [^\n]+\n$/);
+  expect(result.stderr).toMatch(pattern);
+}
+
+describe('bridge-ca failures', () => {
+  let dir: string;
+  let remove: () => Promise<void>;
+  const f = (name: string) => join(dir, name);
+  const issueWith = (ca: string, key: string, out: string, extra: string[] = []) =>
+    bridgeCa(
+      [
+        'issue',
+        '--type',
+        'client',
+        '--cn',
+        'x',
+        '--ca',
+        ca,
+        '--ca-key',
+        key,
+        '--out',
+        out,
+        ...extra,
+      ],
+      {
+        passphrase: PASS,
+      },
+    );
+
+  beforeAll(async () => {
+    ({ dir, remove } = await makeTempDir('bridge-ca-errors'));
+    for (const name of ['a', 'b']) {
+      const result = await bridgeCa(['init', '--name', `ca-${name}`, '--out', f(name)], {
+        passphrase: PASS,
+      });
+      expect(result.code).toBe(0);
+    }
+    const leaf = await issueWith(f('a/ca.crt'), f('a/ca.key'), f('leaf'));
+    expect(leaf.code).toBe(0);
+    // An expired CA, made with the library's clock parameter.
+    const expired = await createCA({
+      name: 'old-ca',
+      days: 1,
+      now: new Date(Date.now() - 3 * 86_400_000),
+    });
+    await mkdir(f('old'));
+    await writeFile(f('old/ca.crt'), expired.certPem);
+    await writeFile(f('old/ca.key'), encryptPrivateKey(expired.keyPem, PASS), { mode: 0o600 });
+    // A leaf key encrypted like a CA key, to pass as --ca-key for a leaf cert.
+    await writeFile(
+      f('leaf.enc.key'),
+      encryptPrivateKey(await readFile(f('leaf.key'), 'utf8'), PASS),
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await remove?.();
+  });
+
+  it('missing input file: exit 3', async () => {
+    expectOneLine(
+      await issueWith(f('nope.crt'), f('a/ca.key'), f('o1')),
+      3,
+      /CA certificate .*nope\.crt does not exist/,
+    );
+  });
+
+  it('not a CA: exit 5', async () => {
+    expectOneLine(
+      await issueWith(f('leaf.crt'), f('leaf.enc.key'), f('o2')),
+      5,
+      /is not a CA certificate/,
+    );
+  });
+
+  it('expired CA: exit 5', async () => {
+    expectOneLine(
+      await issueWith(f('old/ca.crt'), f('old/ca.key'), f('o3')),
+      5,
+      /CA CN=old-ca expired on \d{4}-/,
+    );
+  });
+
+  it('key does not match the CA certificate: exit 5, nothing written', async () => {
+    expectOneLine(
+      await issueWith(f('a/ca.crt'), f('b/ca.key'), f('o4')),
+      5,
+      /CA key does not match the CA certificate/,
+    );
+    await expect(stat(f('o4.crt'))).rejects.toThrow();
+  });
+
+  it('existing output without --force: exit 3; with --force it is replaced', async () => {
+    const before = await readFile(f('leaf.crt'), 'utf8');
+    expectOneLine(
+      await issueWith(f('a/ca.crt'), f('a/ca.key'), f('leaf')),
+      3,
+      /leaf\.crt already exists; use --force/,
+    );
+    expect(await readFile(f('leaf.crt'), 'utf8')).toBe(before);
+    const forced = await issueWith(f('a/ca.crt'), f('a/ca.key'), f('leaf'), ['--force']);
+    expect(forced.code).toBe(0);
+    expect(await readFile(f('leaf.crt'), 'utf8')).not.toBe(before);
+    expect((await stat(f('leaf.key'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('init refuses to overwrite an existing CA: exit 3', async () => {
+    const result = await bridgeCa(['init', '--name', 'again', '--out', f('a')], {
+      passphrase: PASS,
+    });
+    expectOneLine(result, 3, /ca\.crt already exists/);
+  });
+
+  it('invalid SAN: exit 2', async () => {
+    const result = await bridgeCa(
+      [
+        'issue',
+        '--type',
+        'server',
+        '--cn',
+        'ok.example.com',
+        '--san',
+        'good.example.com,bad_name!',
+        '--ca',
+        f('a/ca.crt'),
+        '--ca-key',
+        f('a/ca.key'),
+        '--out',
+        f('o5'),
+      ],
+      { passphrase: PASS },
+    );
+    expectOneLine(result, 2, /invalid SAN "bad_name!"/);
+  });
+
+  it('empty SAN entry: exit 2', async () => {
+    const result = await bridgeCa(
+      [
+        'issue',
+        '--type',
+        'server',
+        '--cn',
+        'ok.example.com',
+        '--san',
+        'a.example.com,,b.example.com',
+        '--ca',
+        f('a/ca.crt'),
+        '--ca-key',
+        f('a/ca.key'),
+        '--out',
+        f('o6'),
+      ],
+      { passphrase: PASS },
+    );
+    expectOneLine(result, 2, /empty SAN entry/);
+  });
+
+  it('empty CN: exit 2', async () => {
+    const result = await bridgeCa(
+      [
+        'issue',
+        '--type',
+        'client',
+        '--cn',
+        '  ',
+        '--ca',
+        f('a/ca.crt'),
+        '--ca-key',
+        f('a/ca.key'),
+        '--out',
+        f('o7'),
+      ],
+      { passphrase: PASS },
+    );
+    expectOneLine(result, 2, /the CN is empty/);
+  });
+
+  it('a server certificate without any DNS or IP name: exit 2', async () => {
+    const result = await bridgeCa(
+      [
+        'issue',
+        '--type',
+        'server',
+        '--cn',
+        'my server',
+        '--ca',
+        f('a/ca.crt'),
+        '--ca-key',
+        f('a/ca.key'),
+        '--out',
+        f('o8'),
+      ],
+      { passphrase: PASS },
+    );
+    expectOneLine(result, 2, /needs at least one DNS or IP SAN/);
+  });
+
+  it('no passphrase source: exit 4', async () => {
+    const result = await bridgeCa([
+      'issue',
+      '--type',
+      'client',
+      '--cn',
+      'x',
+      '--ca',
+      f('a/ca.crt'),
+      '--ca-key',
+      f('a/ca.key'),
+      '--out',
+      f('o9'),
+    ]);
+    expectOneLine(result, 4, /no passphrase: use --passphrase-file/);
+  });
+
+  it('--passphrase-file is read, its trailing newline ignored', async () => {
+    await writeFile(f('pass.txt'), `${PASS}\n`, { mode: 0o600 });
+    const result = await bridgeCa([
+      'issue',
+      '--type',
+      'client',
+      '--cn',
+      'from-file',
+      '--ca',
+      f('a/ca.crt'),
+      '--ca-key',
+      f('a/ca.key'),
+      '--out',
+      f('o10'),
+      '--passphrase-file',
+      f('pass.txt'),
+    ]);
+    expect(result.code).toBe(0);
+  });
+
+  it('a passphrase on the command line is refused: exit 2', async () => {
+    const result = await bridgeCa(['issue', '--passphrase', 'secret']);
+    expectOneLine(result, 2, /passphrases never go on the command line/);
+  });
+
+  it('unknown command and unknown option: exit 2', async () => {
+    expectOneLine(await bridgeCa(['frobnicate']), 2, /unknown command "frobnicate"/);
+    expectOneLine(
+      await bridgeCa(['verify', '--cert', 'x', '--bundle', 'y', '--bogus']),
+      2,
+      /Unknown option '--bogus'/,
+    );
+  });
+
+  it('--json failures are one JSON line', async () => {
+    const result = await issueWith(f('nope.crt'), f('a/ca.key'), f('o11'), ['--json']);
+    expect(result.code).toBe(3);
+    expect(JSON.parse(result.stderr)).toMatchObject({ ok: false, exitCode: 3 });
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('--help lists every command and each command has its own help', async () => {
+    const help = await bridgeCa(['--help']);
+    expect(help.code).toBe(0);
+    const commands = [
+      'init',
+      'issue',
+      'cross-sign',
+      'bundle',
+      'jwt-keygen',
+      'renew',
+      'verify',
+      'revoke',
+      'crl',
+      'jwt-mint',
+      'inspect',
+    ];
+    for (const command of commands) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    const issueHelp = await bridgeCa(['issue', '--help']);
+    expect(issueHelp.code).toBe(0);
+    for (const option of [
+      '--type',
+      '--cn',
+      '--san',
+      '--ca',
+      '--ca-key',
+      '--out',
+      '--passphrase-file',
+      '--force',
+      '--json',
+    ]) {
+      expect(issueHelp.stdout).toContain(option);
+    }
+  });
+
+  it('revoke refuses a serial the database does not know: exit 6', async () => {
+    const result = await bridgeCa(
+      ['revoke', '--ca', f('a/ca.crt'), '--ca-key', f('a/ca.key'), '--serial', 'abcdef'],
+      { passphrase: PASS },
+    );
+    expectOneLine(result, 6, /serial abcdef is not in .*ca\.db\.json/);
+  });
+
+  it('inspect describes an encrypted key with its KDF parameters', async () => {
+    const result = await bridgeCa(['inspect', f('a/ca.key')]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('PBES2, PBKDF2-HMAC-SHA256 600000 iterations, AES-256-CBC');
+  });
+});
