@@ -39,6 +39,26 @@ describe('bridge-ca failures', () => {
       },
     );
 
+  /** issue with CA a: --type, --cn, optional --san, then --out. */
+  const issueFromA = (type: string, cn: string, san: string | undefined, out: string) =>
+    bridgeCa(
+      [
+        'issue',
+        '--type',
+        type,
+        '--cn',
+        cn,
+        ...(san === undefined ? [] : ['--san', san]),
+        '--ca',
+        f('a/ca.crt'),
+        '--ca-key',
+        f('a/ca.key'),
+        '--out',
+        f(out),
+      ],
+      { passphrase: PASS },
+    );
+
   beforeAll(async () => {
     ({ dir, remove } = await makeTempDir('bridge-ca-errors'));
     for (const name of ['a', 'b']) {
@@ -124,86 +144,27 @@ describe('bridge-ca failures', () => {
   });
 
   it('invalid SAN: exit 2', async () => {
-    const result = await bridgeCa(
-      [
-        'issue',
-        '--type',
-        'server',
-        '--cn',
-        'ok.example.com',
-        '--san',
-        'good.example.com,bad_name!',
-        '--ca',
-        f('a/ca.crt'),
-        '--ca-key',
-        f('a/ca.key'),
-        '--out',
-        f('o5'),
-      ],
-      { passphrase: PASS },
-    );
+    const result = await issueFromA('server', 'ok.example.com', 'good.example.com,bad_name!', 'o5');
     expectOneLine(result, 2, /invalid SAN "bad_name!"/);
   });
 
   it('empty SAN entry: exit 2', async () => {
-    const result = await bridgeCa(
-      [
-        'issue',
-        '--type',
-        'server',
-        '--cn',
-        'ok.example.com',
-        '--san',
-        'a.example.com,,b.example.com',
-        '--ca',
-        f('a/ca.crt'),
-        '--ca-key',
-        f('a/ca.key'),
-        '--out',
-        f('o6'),
-      ],
-      { passphrase: PASS },
+    const result = await issueFromA(
+      'server',
+      'ok.example.com',
+      'a.example.com,,b.example.com',
+      'o6',
     );
     expectOneLine(result, 2, /empty SAN entry/);
   });
 
   it('empty CN: exit 2', async () => {
-    const result = await bridgeCa(
-      [
-        'issue',
-        '--type',
-        'client',
-        '--cn',
-        '  ',
-        '--ca',
-        f('a/ca.crt'),
-        '--ca-key',
-        f('a/ca.key'),
-        '--out',
-        f('o7'),
-      ],
-      { passphrase: PASS },
-    );
+    const result = await issueFromA('client', '  ', undefined, 'o7');
     expectOneLine(result, 2, /the CN is empty/);
   });
 
   it('a server certificate without any DNS or IP name: exit 2', async () => {
-    const result = await bridgeCa(
-      [
-        'issue',
-        '--type',
-        'server',
-        '--cn',
-        'my server',
-        '--ca',
-        f('a/ca.crt'),
-        '--ca-key',
-        f('a/ca.key'),
-        '--out',
-        f('o8'),
-      ],
-      { passphrase: PASS },
-    );
+    const result = await issueFromA('server', 'my server', undefined, 'o8');
     expectOneLine(result, 2, /needs at least one DNS or IP SAN/);
   });
 

@@ -6,9 +6,9 @@ import {
   writeCaDatabase,
 } from '@agent-bridge/pki';
 import type { Command } from '../command.js';
-import { parseDays } from '../private/duration.js';
+import { daysOption } from '../private/duration.js';
 import { checkOutputs, PUBLIC_MODE, writeOutputs } from '../private/files.js';
-import { openCa } from '../private/open-ca.js';
+import { openCaFromOptions } from '../private/open-ca.js';
 import { flag, optionalString, requiredString } from '../private/option-values.js';
 import { CA_OPTIONS, FORCE_OPTION, PASSPHRASE_OPTION } from '../private/shared-options.js';
 
@@ -40,15 +40,9 @@ export const crlCommand: Command = {
     const { values } = ctx;
     const out = ctx.path(requiredString(values, 'out'));
     const force = flag(values, 'force');
-    const daysText = optionalString(values, 'days');
-    const days = daysText === undefined ? DEFAULT_CRL_DAYS : parseDays(daysText, '--days');
+    const days = daysOption(optionalString(values, 'days'), DEFAULT_CRL_DAYS);
     await checkOutputs([out], force);
-    const opened = await openCa(
-      ctx,
-      ctx.path(requiredString(values, 'ca')),
-      ctx.path(requiredString(values, 'ca-key')),
-      optionalString(values, 'passphrase-file'),
-    );
+    const opened = await openCaFromOptions(ctx);
     const now = ctx.io.now();
     const db = await readCaDatabase(opened.dbPath, opened.facts);
     const crlNumber = db.crlNumber + 1;

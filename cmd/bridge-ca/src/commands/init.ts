@@ -9,7 +9,7 @@ import {
   KEY_TYPES,
 } from '@agent-bridge/pki';
 import type { Command } from '../command.js';
-import { parseDays } from '../private/duration.js';
+import { daysOption } from '../private/duration.js';
 import { checkOutputs, PUBLIC_MODE, SECRET_MODE, writeOutputs } from '../private/files.js';
 import { oneOf, optionalString, requiredString } from '../private/option-values.js';
 import { readPassphrase } from '../private/passphrase.js';
@@ -47,8 +47,7 @@ export const initCommand: Command = {
     const name = requiredString(values, 'name');
     const dir = ctx.path(requiredString(values, 'out'));
     const keyType = oneOf(values, 'key-type', KEY_TYPES) ?? DEFAULT_KEY_TYPE;
-    const daysText = optionalString(values, 'days');
-    const days = daysText === undefined ? DEFAULT_CA_DAYS : parseDays(daysText, '--days');
+    const days = daysOption(optionalString(values, 'days'), DEFAULT_CA_DAYS);
     const force = values.force === true;
     const certPath = join(dir, 'ca.crt');
     const keyPath = join(dir, 'ca.key');

@@ -10,9 +10,9 @@ import {
 } from '@agent-bridge/pki';
 import type { Command } from '../command.js';
 import { certificateJson, sanSummary, updateCaDatabase } from '../private/ca-records.js';
-import { parseDays } from '../private/duration.js';
+import { daysOption } from '../private/duration.js';
 import { checkOutputs, PUBLIC_MODE, SECRET_MODE, writeOutputs } from '../private/files.js';
-import { openCa } from '../private/open-ca.js';
+import { openCaFromOptions } from '../private/open-ca.js';
 import {
   flag,
   oneOf,
@@ -75,19 +75,13 @@ export const issueCommand: Command = {
     const sans = stringList(values, 'san').flatMap((s) => s.split(','));
     leafSans(type, cn, sans);
     const keyType = oneOf(values, 'key-type', KEY_TYPES) ?? DEFAULT_KEY_TYPE;
-    const daysText = optionalString(values, 'days');
-    const days = daysText === undefined ? DEFAULT_LEAF_DAYS : parseDays(daysText, '--days');
+    const days = daysOption(optionalString(values, 'days'), DEFAULT_LEAF_DAYS);
     const prefix = ctx.path(requiredString(values, 'out'));
     const force = flag(values, 'force');
     const certPath = `${prefix}.crt`;
     const keyPath = `${prefix}.key`;
     await checkOutputs([certPath, keyPath], force);
-    const opened = await openCa(
-      ctx,
-      ctx.path(requiredString(values, 'ca')),
-      ctx.path(requiredString(values, 'ca-key')),
-      optionalString(values, 'passphrase-file'),
-    );
+    const opened = await openCaFromOptions(ctx);
     const now = ctx.io.now();
     const issued = await issueCert({ type, cn, sans, ca: opened.ca, days, keyType, now });
     await writeOutputs(

@@ -10,7 +10,7 @@ import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { certificateJson, sanSummary, updateCaDatabase } from '../private/ca-records.js';
-import { parseDays, parseDuration } from '../private/duration.js';
+import { daysOption, parseDuration } from '../private/duration.js';
 import {
   checkOutputs,
   type OutputFile,
@@ -19,7 +19,7 @@ import {
   SECRET_MODE,
   writeOutputs,
 } from '../private/files.js';
-import { openCa } from '../private/open-ca.js';
+import { openCaFromOptions } from '../private/open-ca.js';
 import { flag, oneOf, optionalString, requiredString } from '../private/option-values.js';
 import {
   CA_OPTIONS,
@@ -72,8 +72,7 @@ export const renewCommand: Command = {
     const certPath = ctx.path(requiredString(values, 'cert'));
     const rekey = flag(values, 'rekey');
     const keyType = oneOf(values, 'key-type', KEY_TYPES);
-    const daysText = optionalString(values, 'days');
-    const days = daysText === undefined ? DEFAULT_LEAF_DAYS : parseDays(daysText, '--days');
+    const days = daysOption(optionalString(values, 'days'), DEFAULT_LEAF_DAYS);
     const windowText = optionalString(values, 'if-expiring-within');
     const windowMs =
       windowText === undefined ? undefined : parseDuration(windowText, '--if-expiring-within');
@@ -102,12 +101,7 @@ export const renewCommand: Command = {
     }
     const force = outPrefix ? flag(values, 'force') : true;
     await checkOutputs([newCertPath, ...(newKeyPath ? [newKeyPath] : [])], force);
-    const opened = await openCa(
-      ctx,
-      ctx.path(requiredString(values, 'ca')),
-      ctx.path(requiredString(values, 'ca-key')),
-      optionalString(values, 'passphrase-file'),
-    );
+    const opened = await openCaFromOptions(ctx);
     const renewed = await renewCert({
       certPem,
       ca: opened.ca,

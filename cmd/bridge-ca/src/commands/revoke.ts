@@ -11,8 +11,8 @@ import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { updateCaDatabase } from '../private/ca-records.js';
 import { readInput } from '../private/files.js';
-import { openCa } from '../private/open-ca.js';
-import { flag, optionalString, requiredString } from '../private/option-values.js';
+import { openCaFromOptions } from '../private/open-ca.js';
+import { flag, optionalString } from '../private/option-values.js';
 import { CA_OPTIONS, PASSPHRASE_OPTION } from '../private/shared-options.js';
 
 export const revokeCommand: Command = {
@@ -64,12 +64,7 @@ export const revokeCommand: Command = {
         );
       }
     }
-    const opened = await openCa(
-      ctx,
-      ctx.path(requiredString(values, 'ca')),
-      ctx.path(requiredString(values, 'ca-key')),
-      optionalString(values, 'passphrase-file'),
-    );
+    const opened = await openCaFromOptions(ctx);
     if (certPem !== undefined && !isIssuedBy(certPem, opened.ca.certPem)) {
       throw new CliError(
         EXIT.caRefused,

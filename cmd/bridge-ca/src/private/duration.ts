@@ -23,3 +23,8 @@ export function parseDays(text: string, option: string): number {
   }
   return days;
 }
+
+/** The --days option, or the default when absent. */
+export function daysOption(value: string | undefined, fallback: number): number {
+  return value === undefined ? fallback : parseDays(value, '--days');
+}

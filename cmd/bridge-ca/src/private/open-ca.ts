@@ -11,6 +11,7 @@ import { CliError } from '../cli-error.js';
 import type { CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { readInput } from './files.js';
+import { optionalString, requiredString } from './option-values.js';
 import { readPassphrase } from './passphrase.js';
 
 export interface OpenedCa {
@@ -72,4 +73,14 @@ export async function openCa(
     certPath,
     dbPath: caDatabasePath(certPath),
   };
+}
+
+/** openCa for the common --ca / --ca-key / --passphrase-file options. */
+export function openCaFromOptions(ctx: CommandContext): Promise<OpenedCa> {
+  return openCa(
+    ctx,
+    ctx.path(requiredString(ctx.values, 'ca')),
+    ctx.path(requiredString(ctx.values, 'ca-key')),
+    optionalString(ctx.values, 'passphrase-file'),
+  );
 }
