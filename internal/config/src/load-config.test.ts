@@ -162,3 +162,17 @@ logging:
     ]);
   });
 });
+
+describe('the documented example bridge.yaml', () => {
+  it('is a valid config with every section present', async () => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(new URL('../../../bridge.yaml', import.meta.url), 'utf8');
+    const c = parseConfig(text, { baseDir: '/etc/bridge' });
+    expect(Object.keys(c.providers)).toEqual(['mock', 'claude', 'codex', 'opencode']);
+    expect(c.auth.jwtPublicKeys).toHaveLength(2);
+    expect(c.allowedPaths).toEqual(['/home/*/repos', '/opt/projects']);
+    for (const section of ['server', 'tls', 'auth', 'sessions', 'input', 'providers', 'allowed_paths', 'logging']) {
+      expect(text).toMatch(new RegExp(`^${section}:`, 'm'));
+    }
+  });
+});
