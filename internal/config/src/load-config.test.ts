@@ -171,7 +171,16 @@ describe('the documented example bridge.yaml', () => {
     expect(Object.keys(c.providers)).toEqual(['mock', 'claude', 'codex', 'opencode']);
     expect(c.auth.jwtPublicKeys).toHaveLength(2);
     expect(c.allowedPaths).toEqual(['/home/*/repos', '/opt/projects']);
-    for (const section of ['server', 'tls', 'auth', 'sessions', 'input', 'providers', 'allowed_paths', 'logging']) {
+    for (const section of [
+      'server',
+      'tls',
+      'auth',
+      'sessions',
+      'input',
+      'providers',
+      'allowed_paths',
+      'logging',
+    ]) {
       expect(text).toMatch(new RegExp(`^${section}:`, 'm'));
     }
   });
