@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, compileRedactPattern, loadConfig } from '@agent-bridge/config';
 import { createProviders } from '@agent-bridge/providers';
@@ -13,7 +13,8 @@ const HELP = `bridge ${VERSION}: supervises AI coding agents and serves them ove
 Usage:
   bridge [run] --config <file>        start the daemon
   bridge check-config --config <file> validate a config file (and the files it names), then exit
-  bridge dev [--listen host:port]     first run: create a dev PKI and config under certs/dev/,
+  bridge dev [--listen host:port] [--dir certs/dev]
+                                      first run: create a dev PKI and config in --dir,
                                       then start on 127.0.0.1:9445 with the mock agent
   bridge --version | --help
 
@@ -31,6 +32,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       config: { type: 'string', short: 'c' },
       listen: { type: 'string' },
+      dir: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -58,7 +60,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'dev': {
       const root = resolve(new URL('../../..', import.meta.url).pathname);
-      const setup = await ensureDevSetup(resolve(root, 'certs/dev'), {
+      const devDir = values.dir ? resolve(invokedFrom, values.dir) : resolve(root, 'certs/dev');
+      const setup = await ensureDevSetup(devDir, {
         listen: values.listen ?? '127.0.0.1:9445',
         allowedPaths: defaultAllowedPaths(invokedFrom),
       });
@@ -139,7 +142,9 @@ async function run(file: string, dev: boolean): Promise<number> {
 function printDevHelp(configFile: string, port: number, listen: string): void {
   const host = listen.replace(/:\d+$/, '');
   const dir = configFile.replace(/\/bridge\.dev\.yaml$/, '');
-  const rel = (p: string) => `certs/dev/${p}`;
+  // Paths as the user would type them from where they ran the command.
+  const shown = relative(invokedFrom, dir) || '.';
+  const rel = (p: string) => (shown.startsWith('..') ? join(dir, p) : join(shown, p));
   process.stderr.write(`
   AI Agent Bridge (dev) listening on ${host}:${port}: TLS 1.3, mutual TLS, JWT on every call
   config       ${configFile}

@@ -1,9 +1,12 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
 export interface IssuerKey {
-  /** Key id from a JWK; undefined for a PEM key. */
-  kid: string | undefined;
+  /**
+   * Key id: the JWK's `kid` when it has one, otherwise the key's RFC 7638
+   * thumbprint (what `bridge-ca jwt-mint` puts in the token header).
+   */
+  kid: string;
   key: KeyObject;
 }
 
@@ -47,16 +50,15 @@ function parseKeys(text: string, where: string): IssuerKey[] {
       const j = jwk as { kid?: unknown; d?: unknown };
       if (j.d !== undefined)
         throw new Error(`${where}: holds a private key; configure the public key only`);
-      return {
-        kid: typeof j.kid === 'string' ? j.kid : undefined,
-        key: ed25519(where, { key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }),
-      };
+      const key = ed25519(where, { key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
+      return { kid: typeof j.kid === 'string' ? j.kid : thumbprint(key), key };
     });
   }
   if (trimmed.includes('PRIVATE KEY')) {
     throw new Error(`${where}: holds a private key; configure the public key only`);
   }
-  return [{ kid: undefined, key: ed25519(where, trimmed) }];
+  const key = ed25519(where, trimmed);
+  return [{ kid: thumbprint(key), key }];
 }
 
 function ed25519(where: string, input: Parameters<typeof createPublicKey>[0]): KeyObject {
@@ -70,4 +72,10 @@ function ed25519(where: string, input: Parameters<typeof createPublicKey>[0]): K
     throw new Error(`${where}: is a ${key.asymmetricKeyType} key; only Ed25519 is accepted`);
   }
   return key;
+}
+
+/** RFC 7638 JWK thumbprint of an Ed25519 public key (members crv, kty, x in order). */
+function thumbprint(key: KeyObject): string {
+  const { crv, kty, x } = key.export({ format: 'jwk' }) as { crv: string; kty: string; x: string };
+  return createHash('sha256').update(JSON.stringify({ crv, kty, x })).digest('base64url');
 }

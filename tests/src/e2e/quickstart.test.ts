@@ -1,0 +1,113 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bearer, call, connect, REPO_ROOT } from '../harness/index.js';
+
+// The README's path: `bridge dev` creates a dev PKI and config, and a token
+// minted with `bridge-ca jwt-mint` as printed is accepted.
+const dir = mkdtempSync(join(tmpdir(), 'bridge-dev-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const tsx = (entry: string) => [
+  '--conditions=development',
+  '--import',
+  'tsx',
+  join(REPO_ROOT, entry),
+];
+
+describe('dev quick start', () => {
+  it('creates the dev PKI once, serves the mock agent, and accepts a bridge-ca jwt-mint token', async () => {
+    const proc = spawn(
+      process.execPath,
+      [...tsx('cmd/bridge/src/main.ts'), 'dev', '--dir', dir, '--listen', '127.0.0.1:0'],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, BRIDGE_READY_FD: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+    });
+    proc.stderr.on('data', (d) => {
+      out += d;
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      const t = setInterval(() => {
+        const m = /BRIDGE_READY port=(\d+)/.exec(out);
+        if (m) {
+          clearInterval(t);
+          resolve(Number(m[1]));
+        }
+      }, 50);
+      proc.once('exit', () => reject(new Error(out)));
+    });
+    try {
+      expect(out).toContain('created a development PKI');
+      expect(out).toContain('bridge-ca jwt-mint --key');
+      for (const f of ['server.key', 'client.key', 'jwt.key']) {
+        expect(statSync(join(dir, f)).mode & 0o777, f).toBe(0o600);
+      }
+      const mint = spawnSync(
+        process.execPath,
+        [
+          ...tsx('cmd/bridge-ca/src/main.ts'),
+          'jwt-mint',
+          '--key',
+          join(dir, 'jwt.key'),
+          '--iss',
+          'dev',
+          '--sub',
+          'me',
+          '--project',
+          'dev',
+        ],
+        { cwd: REPO_ROOT, encoding: 'utf8' },
+      );
+      expect(mint.status).toBe(0);
+      const client = connect({
+        port,
+        caPem: readFileSync(join(dir, 'ca.crt'), 'utf8'),
+        client: {
+          certPem: readFileSync(join(dir, 'client.crt'), 'utf8'),
+          keyPem: readFileSync(join(dir, 'client.key'), 'utf8'),
+        },
+      });
+      const res = await call(client, (c) => c.listProviders, {}, bearer(mint.stdout.trim()));
+      expect(res.providers.map((p) => p.id)).toContain('mock');
+      client.close();
+    } finally {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    }
+    // A second start reuses the material.
+    const before = readFileSync(join(dir, 'ca.crt'), 'utf8');
+    const again = spawn(
+      process.execPath,
+      [...tsx('cmd/bridge/src/main.ts'), 'dev', '--dir', dir, '--listen', '127.0.0.1:0'],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, BRIDGE_READY_FD: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out2 = '';
+    again.stdout.on('data', (d) => {
+      out2 += d;
+    });
+    await new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (out2.includes('BRIDGE_READY')) {
+          clearInterval(t);
+          resolve();
+        }
+      }, 50);
+    });
+    again.kill('SIGTERM');
+    await new Promise((r) => again.once('exit', r));
+    expect(readFileSync(join(dir, 'ca.crt'), 'utf8')).toBe(before);
+  });
+});
