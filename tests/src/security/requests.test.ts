@@ -1,0 +1,384 @@
+/**
+ * Catalogue §2c: request validation (R1–R7). Each bad request gets its exact
+ * code and changes nothing; the child never receives rejected input; agents
+ * get literal argv and a filtered environment.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, collect, descendants, FAKE_AGENT, status, streamEvents } from '../harness/index.js';
+import { expectUnchanged, outcome, setupWorld, snapshot, type World } from './helpers.js';
+
+const ARGV_ARGS = ['$(id)', '; rm -rf ~', '`id`', 'two words', '--flag=x y', '*', '|', '\\n'];
+
+let w: World;
+let echo: string;
+let dir: string;
+let repos: string;
+
+beforeAll(async () => {
+  w = await setupWorld({
+    config: { sessions: { max_per_project: 20, max_global: 20 } },
+    fakeProviders: { echo: ['echo'], argv: ['argv', ...ARGV_ARGS] },
+    env: { BRIDGE_CA_PASSPHRASE: 'hunter2', SECRET_TOKEN: 'xyz' },
+  });
+  dir = w.daemon.dir;
+  repos = join(dir, 'repos');
+  mkdirSync(join(dir, 'reposevil'));
+  mkdirSync(join(dir, 'outside'));
+  mkdirSync(join(repos, 'app2'));
+  writeFileSync(join(repos, 'file.txt'), 'not a directory');
+  symlinkSync(join(dir, 'outside'), join(repos, 'escape'));
+  symlinkSync('/etc', join(repos, 'etc-link'));
+  symlinkSync(join(repos, 'app'), join(repos, 'inner-link'));
+  echo = await start({ provider: 'echo' });
+});
+
+afterAll(async () => {
+  await w?.close();
+});
+
+async function start(o: { provider?: string; repoPath?: string; sessionId?: string } = {}) {
+  const sessionId = o.sessionId ?? randomUUID();
+  await call(
+    w.client,
+    (c) => c.startSession,
+    {
+      projectId: w.project,
+      sessionId,
+      repoPath: o.repoPath ?? w.daemon.repo,
+      provider: o.provider ?? 'mock',
+      agentOpts: {},
+    },
+    w.md,
+  );
+  return sessionId;
+}
+
+const stop = (sessionId: string) =>
+  call(w.client, (c) => c.stopSession, { sessionId, force: true }, w.md);
+
+const startOutcome = (req: {
+  sessionId?: string;
+  repoPath?: string;
+  provider?: string;
+  agentOpts?: Record<string, string>;
+}) =>
+  outcome(
+    call(
+      w.client,
+      (c) => c.startSession,
+      {
+        projectId: w.project,
+        sessionId: req.sessionId ?? randomUUID(),
+        repoPath: req.repoPath ?? w.daemon.repo,
+        provider: req.provider ?? 'mock',
+        agentOpts: req.agentOpts ?? {},
+      },
+      w.md,
+    ),
+  );
+
+/** Rejected StartSession: exact code, nothing started, no process spawned. */
+async function expectStartRejected(
+  req: Parameters<typeof startOutcome>[0],
+  code: number,
+): Promise<string> {
+  const before = await snapshot(w);
+  const r = await startOutcome(req);
+  expect(r.code).toBe(code);
+  expect(r.details.length).toBeGreaterThan(0);
+  await expectUnchanged(w, before);
+  return r.details;
+}
+
+const lastSeq = async (sessionId: string) =>
+  Number((await call(w.client, (c) => c.getSession, { sessionId }, w.md)).lastSeq);
+
+/** Events of `sessionId` after `after` until `until` holds. */
+const eventsAfter = (
+  sessionId: string,
+  after: number,
+  until: (e: SessionEvent, all: SessionEvent[]) => boolean,
+) =>
+  collect(streamEvents(w.client, { sessionId, afterSeq: BigInt(after) }, w.md), until).then(
+    (r) => r.events,
+  );
+
+describe('R1 input size at the byte limit (65536 bytes of UTF-8)', () => {
+  const euro = '€'; // 3 bytes
+  const cases: [string, string, boolean][] = [
+    ['65536 × "a"', 'a'.repeat(65_536), true],
+    ['65537 × "a"', 'a'.repeat(65_537), false],
+    ['21845 × "€" + "a" = 65536 B', `${euro.repeat(21_845)}a`, true],
+    ['21845 × "€" + "é" = 65537 B', `${euro.repeat(21_845)}é`, false],
+    ['16384 × "😀" = 65536 B (32768 UTF-16 units)', '😀'.repeat(16_384), true],
+    ['16384 × "😀" + "a" = 65537 B', `${'😀'.repeat(16_384)}a`, false],
+    ['21846 × "€" = 65538 B in only 21846 characters', euro.repeat(21_846), false],
+    ['empty text', '', false],
+  ];
+
+  it.each(cases)('%s', async (_name, text, ok) => {
+    expect(Buffer.byteLength(text, 'utf8') <= 65_536 && text.length > 0).toBe(ok);
+    const seq0 = await lastSeq(echo);
+    const r = await outcome(
+      call(w.client, (c) => c.sendInput, { sessionId: echo, text, idempotencyKey: '' }, w.md),
+    );
+    if (ok) {
+      expect(r.code).toBe('ok');
+      const events = await eventsAfter(
+        echo,
+        seq0,
+        (e) => e.type === EventType.EVENT_TYPE_STDOUT && e.text.startsWith('echo: '),
+      );
+      const input = events.find((e) => e.type === EventType.EVENT_TYPE_INPUT_RECEIVED);
+      expect(input?.text).toBe(text);
+      return;
+    }
+    expect(r.code).toBe(status.INVALID_ARGUMENT);
+    expect(r.details).toMatch(/text/);
+    expect(r.details.length).toBeLessThan(300); // the input is not echoed back
+    expect(await lastSeq(echo)).toBe(seq0);
+    // The child got nothing: a marker sent now is the first thing it echoes.
+    const marker = `marker-${randomUUID()}`;
+    await call(
+      w.client,
+      (c) => c.sendInput,
+      { sessionId: echo, text: marker, idempotencyKey: '' },
+      w.md,
+    );
+    const events = await eventsAfter(echo, seq0, (e) => e.text === `echo: ${marker}`);
+    expect(events.map((e) => [e.type, e.text])).toEqual([
+      [EventType.EVENT_TYPE_INPUT_RECEIVED, marker],
+      [EventType.EVENT_TYPE_STDOUT, `echo: ${marker}`],
+    ]);
+  });
+
+  it('idempotency_key over 128 bytes → INVALID_ARGUMENT, nothing written', async () => {
+    const before = await snapshot(w);
+    const seq0 = await lastSeq(echo);
+    const r = await outcome(
+      call(
+        w.client,
+        (c) => c.sendInput,
+        { sessionId: echo, text: 'hi', idempotencyKey: 'k'.repeat(129) },
+        w.md,
+      ),
+    );
+    expect(r.code).toBe(status.INVALID_ARGUMENT);
+    expect(await lastSeq(echo)).toBe(seq0);
+    await expectUnchanged(w, before);
+  });
+
+  it('R2 a 5 MiB message → RESOURCE_EXHAUSTED (gRPC receive limit), nothing written', async () => {
+    const before = await snapshot(w);
+    const seq0 = await lastSeq(echo);
+    const r = await outcome(
+      call(
+        w.client,
+        (c) => c.sendInput,
+        { sessionId: echo, text: 'x'.repeat(5 * 1024 * 1024), idempotencyKey: '' },
+        w.md,
+      ),
+    );
+    expect(r.code).toBe(status.RESOURCE_EXHAUSTED);
+    expect(await lastSeq(echo)).toBe(seq0);
+    await expectUnchanged(w, before);
+  });
+});
+
+describe('R3/R4 repo_path', () => {
+  const p = (f: () => string) => f;
+  const rejected: [string, () => string, number][] = [
+    ['<allowed>/../../etc', p(() => `${repos}/../../etc`), status.INVALID_ARGUMENT],
+    ['<repo>/..', p(() => `${w.daemon.repo}/..`), status.INVALID_ARGUMENT],
+    ['<repo>/./', p(() => `${w.daemon.repo}/./`), status.INVALID_ARGUMENT],
+    ['relative repos/app', p(() => 'repos/app'), status.INVALID_ARGUMENT],
+    ['relative ./app', p(() => './app'), status.INVALID_ARGUMENT],
+    ['empty', p(() => ''), status.INVALID_ARGUMENT],
+    ['NUL byte at the end', p(() => `${w.daemon.repo}\0`), status.INVALID_ARGUMENT],
+    ['NUL byte then ../..', p(() => `${w.daemon.repo}\0/../../etc`), status.INVALID_ARGUMENT],
+    ['"//" prefix', p(() => `/${w.daemon.repo}`), status.INVALID_ARGUMENT],
+    ['"//" inside', p(() => `${repos}//app`), status.INVALID_ARGUMENT],
+    ['sibling prefix <dir>/reposevil', p(() => `${dir}/reposevil`), status.PERMISSION_DENIED],
+    ['the parent of the allowed root', p(() => dir), status.PERMISSION_DENIED],
+    ['/etc', p(() => '/etc'), status.PERMISSION_DENIED],
+    ['/', p(() => '/'), status.PERMISSION_DENIED],
+    [
+      'symlink inside the root → a dir outside',
+      p(() => `${repos}/escape`),
+      status.PERMISSION_DENIED,
+    ],
+    ['symlink inside the root → /etc', p(() => `${repos}/etc-link`), status.PERMISSION_DENIED],
+    ['/etc/passwd (a file outside)', p(() => '/etc/passwd'), status.PERMISSION_DENIED],
+    ['R4 missing dir inside the root', p(() => `${repos}/missing`), status.FAILED_PRECONDITION],
+    ['R4 a file inside the root', p(() => `${repos}/file.txt`), status.FAILED_PRECONDITION],
+    ['R4 literal glob characters', p(() => `${repos}/*`), status.FAILED_PRECONDITION],
+  ];
+  it.each(rejected)('%s → %i', async (_name, path, code) => {
+    const details = await expectStartRejected({ repoPath: path() }, code);
+    expect(details).toMatch(/repo_path/);
+  });
+
+  const accepted: [string, () => string, () => string][] = [
+    ['trailing "/"', () => `${w.daemon.repo}/`, () => w.daemon.repo],
+    ['the allowed root itself', () => repos, () => repos],
+    ['symlink inside the root → inside it', () => `${repos}/inner-link`, () => w.daemon.repo],
+  ];
+  it.each(accepted)('%s is allowed and runs in the real path', async (_name, path, real) => {
+    const sessionId = await start({ repoPath: path() });
+    const got = await call(w.client, (c) => c.getSession, { sessionId }, w.md);
+    expect(got.status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+    expect(got.repoPath).toBe(real());
+    expect(readlinkSync(`/proc/${got.pid}/cwd`)).toBe(real());
+    await stop(sessionId);
+  });
+
+  // BUG (daemon, AllowedPaths.resolve in internal/bridge/src/allowed-paths.ts):
+  // realpath() runs before the allowed_paths check, so a path OUTSIDE every
+  // allowed root answers FAILED_PRECONDITION ("does not exist") when it is
+  // missing and PERMISSION_DENIED when it exists. Any token holder can thus
+  // probe the existence of arbitrary paths on the host (e.g. /home/<user>,
+  // /root/.ssh). A path that is lexically outside every root must be
+  // PERMISSION_DENIED whether or not it exists.
+  it.fails('a missing path outside the allowed roots is PERMISSION_DENIED, like an existing one (existence oracle)', async () => {
+    const existing = await startOutcome({ repoPath: `${dir}/outside` });
+    const missing = await startOutcome({ repoPath: `${dir}/no-such-${randomUUID()}` });
+    const missingRoot = await startOutcome({ repoPath: `/no-such-${randomUUID()}` });
+    expect(existing.code).toBe(status.PERMISSION_DENIED);
+    expect(missing.code).toBe(status.PERMISSION_DENIED);
+    expect(missingRoot.code).toBe(status.PERMISSION_DENIED);
+  });
+});
+
+describe('R5 session_id', () => {
+  const u = () => randomUUID();
+  const bad: [string, () => string][] = [
+    ['not a UUID', () => 'abc'],
+    ['uppercase', () => u().toUpperCase()],
+    ['braces', () => `{${u()}}`],
+    ['empty', () => ''],
+    ['urn:uuid: prefix', () => `urn:uuid:${u()}`],
+    ['no dashes', () => u().replaceAll('-', '')],
+    ['trailing newline', () => `${u()}\n`],
+    ['path traversal', () => `../${u()}`],
+  ];
+  it.each(bad)('StartSession with session_id %s → INVALID_ARGUMENT', async (_name, id) => {
+    await expectStartRejected({ sessionId: id() }, status.INVALID_ARGUMENT);
+  });
+  it.each(bad)('GetSession and SendInput with session_id %s → INVALID_ARGUMENT', async (_n, id) => {
+    const sessionId = id();
+    const before = await snapshot(w);
+    const g = await outcome(call(w.client, (c) => c.getSession, { sessionId }, w.md));
+    const s = await outcome(
+      call(w.client, (c) => c.sendInput, { sessionId, text: 'x', idempotencyKey: '' }, w.md),
+    );
+    expect([g.code, s.code]).toEqual([status.INVALID_ARGUMENT, status.INVALID_ARGUMENT]);
+    await expectUnchanged(w, before);
+  });
+
+  it('same id: identical retry returns the session; other params → ALREADY_EXISTS; also once ended', async () => {
+    const sessionId = await start();
+    const pid = (await call(w.client, (c) => c.getSession, { sessionId }, w.md)).pid;
+    let before = await snapshot(w);
+    const again = await startOutcome({ sessionId });
+    expect(again.code).toBe('ok');
+    await expectUnchanged(w, before); // no second process
+    for (const other of [
+      { provider: 'echo' },
+      { repoPath: join(repos, 'app2') },
+      { agentOpts: { model: 'x' } },
+    ]) {
+      await expectStartRejected({ sessionId, ...other }, status.ALREADY_EXISTS);
+    }
+    expect((await call(w.client, (c) => c.getSession, { sessionId }, w.md)).pid).toBe(pid);
+
+    await stop(sessionId);
+    before = await snapshot(w);
+    const ended = await startOutcome({ sessionId });
+    expect(ended.code).toBe('ok'); // the retained session, not a new one
+    const got = await call(w.client, (c) => c.getSession, { sessionId }, w.md);
+    expect(got.status).not.toBe(SessionStatus.SESSION_STATUS_RUNNING);
+    await expectUnchanged(w, before);
+    await expectStartRejected({ sessionId, provider: 'echo' }, status.ALREADY_EXISTS);
+  });
+});
+
+describe('R6 provider is an exact registry id', () => {
+  const cases = [
+    'claude; rm -rf ~',
+    '../bin/sh',
+    'MOCK',
+    'Mock',
+    '/bin/sh',
+    process.execPath,
+    FAKE_AGENT,
+    'mock ',
+    ' mock',
+    'mock\0',
+    'echo/../mock',
+    '',
+    'constructor',
+    '__proto__',
+  ];
+  it.each(cases)('provider %j → INVALID_ARGUMENT, nothing spawned', async (provider) => {
+    await expectStartRejected({ provider }, status.INVALID_ARGUMENT);
+  });
+});
+
+describe('R7 agent_opts and the child process', () => {
+  const opts: Record<string, string>[] = [
+    { '--dangerously-skip-permissions': 'true' },
+    { '--config': '/etc/shadow' },
+    { model: '$(id)' },
+    { model: '`id`' },
+    { model: 'a; b | c\nd' },
+    { model: '-rf' },
+    { NODE_OPTIONS: '--require /tmp/evil.js' },
+    { LD_PRELOAD: '/tmp/evil.so' },
+  ];
+  it.each(['mock', 'echo'].flatMap((provider) => opts.map((o) => [provider, o] as const)))(
+    '%s with agent_opts %j → INVALID_ARGUMENT, nothing spawned',
+    async (provider, agentOpts) => {
+      await expectStartRejected({ provider, agentOpts }, status.INVALID_ARGUMENT);
+    },
+  );
+
+  it('configured args arrive as literal argv; the env has none of the daemon’s secrets', async () => {
+    const sessionId = await start({ provider: 'argv' });
+    const { events } = await collect(
+      streamEvents(w.client, { sessionId, afterSeq: 0n }, w.md),
+      (e) => e.text.startsWith('{"cwd"'),
+    );
+    const lines = events.filter((e) => e.type === EventType.EVENT_TYPE_STDOUT).map((e) => e.text);
+    const argv = JSON.parse(lines.find((l) => l.startsWith('['))!);
+    expect(argv).toEqual(['argv', ...ARGV_ARGS]);
+    const { cwd, env } = JSON.parse(lines.find((l) => l.startsWith('{"cwd"'))!) as {
+      cwd: string;
+      env: Record<string, string>;
+    };
+    expect(cwd).toBe(w.daemon.repo);
+    expect(env.PATH).toBeTruthy();
+    for (const k of ['BRIDGE_CA_PASSPHRASE', 'SECRET_TOKEN', 'BRIDGE_READY_FD']) {
+      expect(env).not.toHaveProperty(k);
+    }
+    expect(JSON.stringify(env)).not.toMatch(/hunter2|"xyz"/);
+
+    // The process is the binary itself with those argv entries: no shell anywhere.
+    const pid = (await call(w.client, (c) => c.getSession, { sessionId }, w.md)).pid;
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+    expect(cmdline).toEqual([process.execPath, FAKE_AGENT, 'argv', ...ARGV_ARGS]);
+    for (const d of descendants(w.daemon.pid)) {
+      let exe = '';
+      try {
+        exe = readlinkSync(`/proc/${d}/exe`);
+      } catch {
+        continue; // exited meanwhile
+      }
+      expect(exe).not.toMatch(/\/(sh|bash|dash|zsh)$/);
+    }
+    await stop(sessionId);
+  });
+});
