@@ -107,6 +107,14 @@ const eventsAfter = (
     (r) => r.events,
   );
 
+/** Waits until everything the echo agent was sent has been echoed into the ring. */
+async function quiet(sessionId: string): Promise<void> {
+  const marker = `sync-${randomUUID()}`;
+  const seq0 = await lastSeq(sessionId);
+  await call(w.client, (c) => c.sendInput, { sessionId, text: marker, idempotencyKey: '' }, w.md);
+  await eventsAfter(sessionId, seq0, (e) => e.text === `echo: ${marker}`);
+}
+
 describe('R1 input size at the byte limit (65536 bytes of UTF-8)', () => {
   const euro = '€'; // 3 bytes
   const cases: [string, string, boolean][] = [
@@ -122,6 +130,7 @@ describe('R1 input size at the byte limit (65536 bytes of UTF-8)', () => {
 
   it.each(cases)('%s', async (_name, text, ok) => {
     expect(Buffer.byteLength(text, 'utf8') <= 65_536 && text.length > 0).toBe(ok);
+    await quiet(echo);
     const seq0 = await lastSeq(echo);
     const r = await outcome(
       call(w.client, (c) => c.sendInput, { sessionId: echo, text, idempotencyKey: '' }, w.md),
@@ -157,6 +166,7 @@ describe('R1 input size at the byte limit (65536 bytes of UTF-8)', () => {
   });
 
   it('idempotency_key over 128 bytes → INVALID_ARGUMENT, nothing written', async () => {
+    await quiet(echo);
     const before = await snapshot(w);
     const seq0 = await lastSeq(echo);
     const r = await outcome(
@@ -173,6 +183,7 @@ describe('R1 input size at the byte limit (65536 bytes of UTF-8)', () => {
   });
 
   it('R2 a 5 MiB message → RESOURCE_EXHAUSTED (gRPC receive limit), nothing written', async () => {
+    await quiet(echo);
     const before = await snapshot(w);
     const seq0 = await lastSeq(echo);
     const r = await outcome(
