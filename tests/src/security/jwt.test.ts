@@ -381,6 +381,27 @@ describe('secrets', () => {
     expect(events.some((e) => e.type === EventType.EVENT_TYPE_INPUT_RECEIVED)).toBe(false);
   });
 
+  it('a deny audit record names the method, the reason and the peer certificate, not the token', async () => {
+    const token = await mint({ aud: 'audit-probe' });
+    rejected.push(token);
+    const r = await outcome(call(w.client, (c) => c.listProviders, {}, bearer(token)));
+    expect(r.code).toBe(status.UNAUTHENTICATED);
+    const record = () =>
+      w.daemon
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"decision":"deny"') && l.includes('"ListProviders"'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .at(-1);
+    expect(await waitFor(() => record() !== undefined, 5000)).toBe(true);
+    const rec = record()!;
+    expect(rec).toMatchObject({ audit: 'auth', decision: 'deny', method: 'ListProviders' });
+    expect(rec.reason).toMatch(/audience/);
+    expect(rec.certSerial).toMatch(/^[0-9A-Fa-f]+$/);
+    expect(rec.certSubject).toBe('control-plane');
+    expectNoSecret(JSON.stringify(rec), [token]);
+  });
+
   it('no rejected token appears in the daemon log, and each rejection was audited', async () => {
     expect(rejected.length).toBeGreaterThan(40);
     // pino writes asynchronously; wait until the deny records are in.

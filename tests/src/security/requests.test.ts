@@ -393,3 +393,23 @@ describe('R7 agent_opts and the child process', () => {
     await stop(sessionId);
   });
 });
+
+describe('daemon secrets', () => {
+  it('the daemon’s secret env values appear in no log line and no event of any session', async () => {
+    const list = await call(
+      w.client,
+      (c) => c.listSessions,
+      { projectId: '', statuses: [], pageSize: 1000, pageToken: '' },
+      w.md,
+    );
+    expect(list.sessions.length).toBeGreaterThan(3);
+    for (const s of list.sessions) {
+      const { events } = await collect(
+        streamEvents(w.client, { sessionId: s.sessionId, afterSeq: 0n }, w.md),
+        (_e, all) => all.length >= Number(s.lastSeq),
+      );
+      expect(JSON.stringify(events.map((e) => [e.text, e.error, e.data]))).not.toMatch(/hunter2/);
+    }
+    expect(w.daemon.output()).not.toMatch(/hunter2|SECRET_TOKEN/);
+  });
+});
