@@ -26,6 +26,9 @@ function run(
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },
     );
+    // A child that exits before reading stdin (openssl on a bad passphrase)
+    // closes the pipe; that EPIPE is expected and its exit code is the result.
+    child.stdin?.on('error', () => {});
     child.stdin?.end(opts.input ?? '');
   });
 }
