@@ -53,6 +53,17 @@ describe('AllowedPaths', () => {
     expect(await kind(join(root, 'home/alice/repos/file.txt'))).toBe('failed_precondition');
   });
 
+  it('refuses a missing path outside the roots exactly like an existing one (no existence oracle)', async () => {
+    expect(await kind(join(root, 'outside'))).toBe('permission_denied');
+    expect(await kind(join(root, 'outside/missing'))).toBe('permission_denied');
+    expect(await kind(join(root, 'nope/deeper/still'))).toBe('permission_denied');
+    expect(await kind('/no-such-root-dir/x')).toBe('permission_denied');
+    // Through a symlink that leaves the root, a missing child is outside too.
+    expect(await kind(join(root, 'home/alice/repos/escape/missing'))).toBe('permission_denied');
+    // Missing but inside an allowed root (by pattern): the caller may know that.
+    expect(await kind(join(root, 'home/carol/repos/new'))).toBe('failed_precondition');
+  });
+
   it('matches "*" within one segment only', () => {
     expect(policy.allows(join(root, 'home/bob/repos/x'))).toBe(true);
     expect(policy.allows(join(root, 'home/bob/deep/repos'))).toBe(false);

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, normalize, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { denied, invalid, precondition } from './errors.js';
 
 /**
@@ -21,10 +21,13 @@ export class AllowedPaths {
   /** Validates, resolves and authorises `repoPath`; returns its real path. */
   async resolve(repoPath: string): Promise<string> {
     checkSyntax(repoPath);
-    let real: string;
-    try {
-      real = await realpath(repoPath);
-    } catch {
+    const real = await realpath(repoPath).catch(() => undefined);
+    if (real === undefined) {
+      // Authorise before reporting absence: otherwise the status code would
+      // tell any caller whether an arbitrary host path (/root/.ssh) exists.
+      if (!this.allows(await resolveMissing(repoPath))) {
+        throw denied(`repo_path ${JSON.stringify(repoPath)} is not inside an allowed path`);
+      }
       throw precondition(`repo_path ${JSON.stringify(repoPath)} does not exist`);
     }
     if (!this.allows(real)) {
@@ -42,6 +45,24 @@ export class AllowedPaths {
     return this.patterns.some(
       (pat) => segs.length >= pat.length && pat.every((re, i) => re.test(segs[i]!)),
     );
+  }
+}
+
+/**
+ * The path `p` would have if it existed: the real path of its longest
+ * existing ancestor (so symlinks are followed as they would be) followed by
+ * the missing segments.
+ */
+async function resolveMissing(p: string): Promise<string> {
+  const missing: string[] = [];
+  let dir = p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
+  for (;;) {
+    const parent = dirname(dir);
+    missing.unshift(basename(dir));
+    const real = await realpath(parent).catch(() => undefined);
+    if (real !== undefined) return join(real, ...missing);
+    if (parent === dir) return p;
+    dir = parent;
   }
 }
 

@@ -247,14 +247,11 @@ describe('R3/R4 repo_path', () => {
     await stop(sessionId);
   });
 
-  // BUG (daemon, AllowedPaths.resolve in internal/bridge/src/allowed-paths.ts):
-  // realpath() runs before the allowed_paths check, so a path OUTSIDE every
-  // allowed root answers FAILED_PRECONDITION ("does not exist") when it is
-  // missing and PERMISSION_DENIED when it exists. Any token holder can thus
-  // probe the existence of arbitrary paths on the host (e.g. /home/<user>,
-  // /root/.ssh). A path that is lexically outside every root must be
-  // PERMISSION_DENIED whether or not it exists.
-  it.fails('a missing path outside the allowed roots is PERMISSION_DENIED, like an existing one (existence oracle)', async () => {
+  // Regression: realpath() used to run before the allowed_paths check, so a
+  // missing path outside every root answered FAILED_PRECONDITION and an
+  // existing one PERMISSION_DENIED, letting any token holder probe the host's
+  // file system (/home/<user>, /root/.ssh).
+  it('a missing path outside the allowed roots is PERMISSION_DENIED, like an existing one (existence oracle)', async () => {
     const existing = await startOutcome({ repoPath: `${dir}/outside` });
     const missing = await startOutcome({ repoPath: `${dir}/no-such-${randomUUID()}` });
     const missingRoot = await startOutcome({ repoPath: `/no-such-${randomUUID()}` });
