@@ -16,9 +16,27 @@ export const DEFAULTS = {
   subscriberTtl: '1h',
   maxInputBytes: 65_536,
   startupTimeout: '30s',
+  turnTimeout: '10m',
+  healthTtl: '60s',
   logLevel: 'info',
   logFormat: 'json',
 } as const;
 
-/** Adapters built into the daemon; any other provider id defaults to "stdio". */
-export const BUILTIN_ADAPTERS = ['stdio', 'mock'] as const;
+/** Adapters built into the daemon. */
+export const BUILTIN_ADAPTERS = ['stdio', 'mock', 'claude', 'codex', 'acp'] as const;
+
+/** The adapter a provider id gets when `adapter` is not set; any other id gets "stdio". */
+export const DEFAULT_ADAPTER_BY_ID: Readonly<Record<string, string>> = {
+  mock: 'mock',
+  stdio: 'stdio',
+  claude: 'claude',
+  codex: 'codex',
+  opencode: 'acp',
+  gemini: 'acp',
+};
+
+/** Arguments that make a known binary speak ACP, used when an acp provider sets no `args`. */
+export const ACP_ARGS_BY_BINARY: Readonly<Record<string, readonly string[]>> = {
+  opencode: ['acp'],
+  gemini: ['--acp'],
+};

@@ -76,11 +76,24 @@ input:
   max_size_bytes: 1024
 providers:
   codex:
+    adapter: stdio
     binary: /usr/local/bin/codex
     args: ["--quiet"]
     startup_timeout: 5s
     env:
       OPENAI_BASE_URL: http://127.0.0.1:8080/v1
+  claude:
+    turn_timeout: 2m
+    emit_raw: true
+    permissions: allow
+    allowed_opts:
+      model: ["*"]
+      permission_mode: [default, plan]
+    default_opts:
+      permission_mode: acceptEdits
+    isolate_home: true
+    health_ttl: 5s
+  gemini: {}
   mock: {}
 allowed_paths: ["/home/*/repos", "/opt/projects"]
 logging:
@@ -101,11 +114,48 @@ logging:
       startupTimeoutMs: 5000,
       readyPattern: '',
       env: { OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1' },
+      turnTimeoutMs: 600_000,
+      emitRaw: false,
+      permissions: 'deny',
+      allowedOpts: undefined,
+      defaultOpts: {},
+      isolateHome: false,
+      healthTtlMs: 60_000,
     });
+    expect(c.providers.claude).toMatchObject({
+      adapter: 'claude',
+      binary: 'claude',
+      args: [],
+      turnTimeoutMs: 120_000,
+      emitRaw: true,
+      permissions: 'allow',
+      allowedOpts: { model: ['*'], permission_mode: ['default', 'plan'] },
+      defaultOpts: { permission_mode: 'acceptEdits' },
+      isolateHome: true,
+      healthTtlMs: 5000,
+    });
+    // ACP providers get the arguments that make their binary speak ACP.
+    expect(c.providers.gemini).toMatchObject({ adapter: 'acp', binary: 'gemini', args: ['--acp'] });
     expect(c.providers.mock?.adapter).toBe('mock');
     expect(c.allowedPaths).toEqual(['/home/*/repos', '/opt/projects']);
     expect(c.logging.level).toBe('debug');
     expect(c.logging.redactPatterns).toHaveLength(1);
+  });
+
+  it('rejects an unknown adapter, a bad permissions value and a non-boolean flag', () => {
+    expect(
+      problems(
+        `${MINIMAL}\nproviders:\n  x:\n    adapter: nope\n    permissions: maybe\n    emit_raw: "yes"\n`,
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^13: providers\.x\.adapter: unknown adapter "nope" \(known: stdio, mock, claude, codex, acp\)/,
+      ),
+      expect.stringMatching(
+        /^14: providers\.x\.permissions: must be "deny" or "allow", got "maybe"/,
+      ),
+      expect.stringMatching(/^15: providers\.x\.emit_raw: must be true or false, got string "yes"/),
+    ]);
   });
 
   it('rejects unknown keys with their path and line', () => {

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { BUILTIN_ADAPTERS, DEFAULTS } from './defaults.js';
+import {
+  ACP_ARGS_BY_BINARY,
+  BUILTIN_ADAPTERS,
+  DEFAULT_ADAPTER_BY_ID,
+  DEFAULTS,
+} from './defaults.js';
 import { type ConfigProblem, NodeReader } from './private/node-reader.js';
 import type { BridgeConfig, LogLevel, ProviderConfig } from './types.js';
 
@@ -150,8 +155,15 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
       'startup_timeout',
       'ready_pattern',
       'env',
+      'turn_timeout',
+      'emit_raw',
+      'permissions',
+      'allowed_opts',
+      'default_opts',
+      'isolate_home',
+      'health_ttl',
     ]);
-    const defaultAdapter = (BUILTIN_ADAPTERS as readonly string[]).includes(id) ? id : 'stdio';
+    const defaultAdapter = DEFAULT_ADAPTER_BY_ID[id] ?? 'stdio';
     const adapter = r.str(g(m, 'adapter'), `${path}.adapter`, defaultAdapter) ?? defaultAdapter;
     const env: Record<string, string> = {};
     for (const [k, v] of r.openMap(g(m, 'env'), `${path}.env`) ?? []) {
@@ -160,7 +172,41 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
       const val = r.str(v, `${path}.env.${k}`, '');
       if (val !== undefined) env[k] = val;
     }
+    if (!(BUILTIN_ADAPTERS as readonly string[]).includes(adapter)) {
+      r.fail(
+        `${path}.adapter`,
+        g(m, 'adapter'),
+        `unknown adapter "${adapter}" (known: ${BUILTIN_ADAPTERS.join(', ')})`,
+      );
+    }
     const binary = r.str(g(m, 'binary'), `${path}.binary`, adapter === 'mock' ? '' : id) ?? '';
+    const permissions = r.str(g(m, 'permissions'), `${path}.permissions`, 'deny') ?? 'deny';
+    if (permissions !== 'deny' && permissions !== 'allow') {
+      r.fail(
+        `${path}.permissions`,
+        g(m, 'permissions'),
+        `must be "deny" or "allow", got "${permissions}"`,
+      );
+    }
+    let allowedOpts: Record<string, string[]> | undefined;
+    const allowedNode = g(m, 'allowed_opts');
+    if (allowedNode !== undefined && allowedNode !== null) {
+      allowedOpts = {};
+      for (const [k, v] of r.openMap(allowedNode, `${path}.allowed_opts`) ?? []) {
+        allowedOpts[k] = r.strList(v, `${path}.allowed_opts.${k}`) ?? [];
+      }
+    }
+    const defaultOpts: Record<string, string> = {};
+    for (const [k, v] of r.openMap(g(m, 'default_opts'), `${path}.default_opts`) ?? []) {
+      const val = r.str(v, `${path}.default_opts.${k}`);
+      if (val !== undefined) defaultOpts[k] = val;
+    }
+    const argsNode = g(m, 'args');
+    const acpDefault = ACP_ARGS_BY_BINARY[basename(binary)];
+    const args =
+      argsNode === undefined && adapter === 'acp' && acpDefault
+        ? [...acpDefault]
+        : (r.strList(argsNode, `${path}.args`) ?? []);
     const readyPattern = r.str(g(m, 'ready_pattern'), `${path}.ready_pattern`, '') ?? '';
     if (readyPattern) {
       try {
@@ -176,7 +222,7 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
     providers[id] = {
       adapter,
       binary,
-      args: r.strList(g(m, 'args'), `${path}.args`) ?? [],
+      args,
       startupTimeoutMs:
         r.duration(
           g(m, 'startup_timeout'),
@@ -186,6 +232,14 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
         ) ?? 0,
       readyPattern,
       env,
+      turnTimeoutMs:
+        r.duration(g(m, 'turn_timeout'), `${path}.turn_timeout`, DEFAULTS.turnTimeout, 1000) ?? 0,
+      emitRaw: r.bool(g(m, 'emit_raw'), `${path}.emit_raw`, false) ?? false,
+      permissions: permissions === 'allow' ? 'allow' : 'deny',
+      allowedOpts,
+      defaultOpts,
+      isolateHome: r.bool(g(m, 'isolate_home'), `${path}.isolate_home`, false) ?? false,
+      healthTtlMs: r.duration(g(m, 'health_ttl'), `${path}.health_ttl`, DEFAULTS.healthTtl, 0) ?? 0,
     };
   }
 

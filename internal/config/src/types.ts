@@ -52,4 +52,21 @@ export interface ProviderConfig {
   readyPattern: string;
   /** Extra environment for the child, on top of the filtered base environment. */
   env: Record<string, string>;
+  /** A turn running longer than this ends with AGENT_ERROR (and an interrupt). */
+  turnTimeoutMs: number;
+  /** Also keep every raw protocol line as a STDOUT event. */
+  emitRaw: boolean;
+  /** How tool permission / approval requests from the agent are answered. */
+  permissions: 'deny' | 'allow';
+  /**
+   * agent_opts a client may set and the values allowed for each ("*" = any
+   * value of the option's syntax). Undefined: the adapter's safe defaults.
+   */
+  allowedOpts: Record<string, string[]> | undefined;
+  /** Options applied when the client does not set them; the only place for dangerous modes. */
+  defaultOpts: Record<string, string>;
+  /** Give each session its own empty HOME (and CODEX_HOME, XDG dirs), removed afterwards. */
+  isolateHome: boolean;
+  /** How long health probes (version, auth) are cached. */
+  healthTtlMs: number;
 }

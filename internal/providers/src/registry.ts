@@ -9,6 +9,13 @@ export interface ProviderDefinition {
   env: Record<string, string>;
   /** Regex a stdout line must match before the agent counts as started ('' = at spawn). */
   readyPattern?: string;
+  turnTimeoutMs?: number;
+  emitRaw?: boolean;
+  permissions?: 'deny' | 'allow';
+  allowedOpts?: Record<string, string[]> | undefined;
+  defaultOpts?: Record<string, string>;
+  isolateHome?: boolean;
+  healthTtlMs?: number;
 }
 
 type Factory = (id: string, def: ProviderDefinition, parentEnv: NodeJS.ProcessEnv) => Provider;
@@ -21,7 +28,11 @@ const ADAPTERS: Record<string, Factory> = {
 /** Adapter names this build knows. */
 export const ADAPTER_NAMES = Object.keys(ADAPTERS);
 
-/** Builds the provider registry from configuration. Throws on an unknown adapter. */
+/**
+ * Builds the provider registry from configuration. Throws (with the config
+ * path in the message) on an unknown adapter or an option policy the adapter
+ * cannot honour.
+ */
 export function createProviders(
   defs: Record<string, ProviderDefinition>,
   parentEnv: NodeJS.ProcessEnv = process.env,

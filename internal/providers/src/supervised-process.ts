@@ -20,6 +20,8 @@ export interface SpawnOptions {
   onSpawn?(pid: number): void;
   /** Bytes of stderr kept for the failure report. */
   stderrTailBytes?: number;
+  /** Longest stdout line delivered whole (structured protocols need long lines). */
+  stdoutMaxLineBytes?: number;
 }
 
 /** The agent closed its stdin (or exited): input cannot be delivered. */
@@ -73,7 +75,7 @@ export class SupervisedProcess {
   ) {
     this.pid = child.pid as number;
     const tailBytes = opts.stderrTailBytes ?? 4096;
-    const out = new LineSplitter(opts.onStdoutLine);
+    const out = new LineSplitter(opts.onStdoutLine, opts.stdoutMaxLineBytes);
     const err = new LineSplitter((text, continued) => {
       this.tail = (this.tail + text + (continued ? '' : '\n')).slice(-tailBytes);
       opts.onStderrLine(text, continued);

@@ -74,6 +74,14 @@ export class NodeReader {
     return v;
   }
 
+  bool(node: unknown, path: string, fallback: boolean): boolean | undefined {
+    if (node === undefined || node === null) return fallback;
+    const v = this.scalar(node);
+    if (typeof v !== 'boolean')
+      return this.fail(path, node, `must be true or false, got ${describe(v)}`);
+    return v;
+  }
+
   int(node: unknown, path: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) {
     if (node === undefined || node === null) return fallback;
     const v = this.scalar(node);
