@@ -218,7 +218,27 @@ describe('the documented example bridge.yaml', () => {
     const { readFileSync } = await import('node:fs');
     const text = readFileSync(new URL('../../../bridge.yaml', import.meta.url), 'utf8');
     const c = parseConfig(text, { baseDir: '/etc/bridge' });
-    expect(Object.keys(c.providers)).toEqual(['mock', 'claude', 'codex', 'opencode']);
+    expect(Object.keys(c.providers)).toEqual(['mock', 'claude', 'codex', 'opencode', 'gemini']);
+    expect(c.providers.opencode).toMatchObject({ adapter: 'acp', args: ['acp'] });
+    // The claude entry documents every provider key.
+    const doc = text.slice(text.indexOf('  claude:'), text.indexOf('  codex:'));
+    for (const key of [
+      'adapter',
+      'binary',
+      'args',
+      'startup_timeout',
+      'turn_timeout',
+      'emit_raw',
+      'permissions',
+      'allowed_opts',
+      'default_opts',
+      'isolate_home',
+      'health_ttl',
+      'ready_pattern',
+      'env',
+    ]) {
+      expect(doc).toMatch(new RegExp(`\\n\\s+#? ?${key}:`));
+    }
     expect(c.auth.jwtPublicKeys).toHaveLength(2);
     expect(c.allowedPaths).toEqual(['/home/*/repos', '/opt/projects']);
     for (const section of [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JsonRpcError, JsonRpcPeer } from './json-rpc-peer.js';
 
-function pair(opts: { jsonrpcField?: boolean; onRequest?: JsonRpcPeer['handle'] } = {}) {
+function pair(opts: { jsonrpcField?: boolean } = {}) {
   const sent: Record<string, unknown>[] = [];
   const notes: [string, unknown][] = [];
   const peer = new JsonRpcPeer({
