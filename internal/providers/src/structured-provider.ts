@@ -158,12 +158,13 @@ export abstract class StructuredProvider implements Provider {
     const home = this.opts.isolateHome ? await makeSessionHome(spec.sessionId) : undefined;
     if (home) Object.assign(env, homeEnv(home));
 
-    const turns = new TurnTracker(this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS, (turnId) =>
-      this.onTurnTimeout(turnId),
-    );
     let proc: SupervisedProcess | undefined;
     let oversize = false;
     const emit = (e: AgentEvent) => spec.emit(e);
+    // The timer's callback runs long after construction, when `driver` is set.
+    const turns = new TurnTracker(this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS, (turnId) =>
+      this.onTurnTimeout(turnId, driver, emit, () => proc?.signalGroup('SIGKILL')),
+    );
     const ctx: DriverContext = {
       spec,
       options,
@@ -176,12 +177,6 @@ export abstract class StructuredProvider implements Provider {
       },
     };
     const driver = this.createDriver(ctx);
-    this.drivers.set(spec.sessionId, {
-      driver,
-      turns,
-      emit,
-      kill: () => proc?.signalGroup('SIGKILL'),
-    });
 
     const onStdout = (text: string, continued: boolean) => {
       if (continued || oversize) {
@@ -235,14 +230,12 @@ export abstract class StructuredProvider implements Provider {
         onSpawn: (pid) => spec.spawned(pid),
       });
     } catch (err) {
-      this.drivers.delete(spec.sessionId);
       if (home) await rm(home, { recursive: true, force: true });
       throw err;
     }
     const running = proc;
     const exited = running.exited.then(async (info) => {
       turns.end();
-      this.drivers.delete(spec.sessionId);
       driver.onExit?.(info);
       if (home) await rm(home, { recursive: true, force: true }).catch(() => undefined);
       return info;
@@ -264,17 +257,15 @@ export abstract class StructuredProvider implements Provider {
     };
   }
 
-  private readonly drivers = new Map<
-    string,
-    { driver: ProtocolDriver; turns: TurnTracker; emit: (e: AgentEvent) => void; kill(): void }
-  >();
-
   /** A turn ran past turn_timeout: report it, interrupt it, and kill the agent if that fails. */
-  private onTurnTimeout(turnId: string): void {
-    const entry = [...this.drivers.values()].find((d) => d.turns.current === turnId);
-    if (!entry) return;
+  private onTurnTimeout(
+    turnId: string,
+    driver: ProtocolDriver,
+    emit: (e: AgentEvent) => void,
+    kill: () => void,
+  ): void {
     const limit = this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
-    entry.emit({
+    emit({
       type: 'AGENT_ERROR',
       stream: 'system',
       text: `turn ${turnId} exceeded the turn timeout (${Math.round(limit / 1000)}s); interrupting it`,
@@ -282,11 +273,11 @@ export abstract class StructuredProvider implements Provider {
       turnId,
       data: { reason: 'turn_timeout', timeout_ms: limit },
     });
-    entry.driver.interrupt().then(
+    driver.interrupt().then(
       (r) => {
-        if (!r.interrupted) entry.kill();
+        if (!r.interrupted) kill();
       },
-      () => entry.kill(),
+      () => kill(),
     );
   }
 
