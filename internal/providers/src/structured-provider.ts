@@ -247,12 +247,15 @@ export abstract class StructuredProvider implements Provider {
       exited,
       send: (text) => driver.send(text),
       interrupt: () => driver.interrupt(),
+      // Resolves after the session's own clean-up (driver, isolated HOME), not just the exit.
       stop: ({ force, gracePeriodMs }) =>
-        running.stop({
-          force,
-          gracePeriodMs,
-          graceful: () => (driver.close ? driver.close() : running.closeInput()),
-        }),
+        running
+          .stop({
+            force,
+            gracePeriodMs,
+            graceful: () => (driver.close ? driver.close() : running.closeInput()),
+          })
+          .then(() => exited),
       stderrTail: () => running.stderrTail(),
     };
   }
