@@ -1,3 +1,4 @@
+import { AcpProvider } from './acp/acp-provider.js';
 import { MockProvider } from './mock-provider.js';
 import type { Provider } from './provider.js';
 import { StdioProvider } from './stdio-provider.js';
@@ -23,6 +24,7 @@ type Factory = (id: string, def: ProviderDefinition, parentEnv: NodeJS.ProcessEn
 const ADAPTERS: Record<string, Factory> = {
   stdio: (id, def, parentEnv) => new StdioProvider({ id, ...def, parentEnv }),
   mock: (id, def, parentEnv) => new MockProvider({ id, ...def, parentEnv }),
+  acp: (id, def, parentEnv) => new AcpProvider({ id, ...def, parentEnv }),
 };
 
 /** Adapter names this build knows. */

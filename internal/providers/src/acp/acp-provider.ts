@@ -1,0 +1,86 @@
+import { MODEL_OPTION, type OptionSpec, type OptionSpecs } from '../option-policy.js';
+import type { ProviderCapabilities, SessionSpec } from '../provider.js';
+import {
+  type AuthProbe,
+  type DriverContext,
+  type ProtocolDriver,
+  StructuredProvider,
+  type StructuredProviderOptions,
+} from '../structured-provider.js';
+import { AcpDriver } from './acp-driver.js';
+import { type AcpFlavour, acpFlavour } from './acp-flavour.js';
+import { probeGeminiAuth, probeOpencodeAuth } from './auth-probes.js';
+
+/**
+ * A session mode the agent advertises (`session/set_mode`). Modes are the
+ * agent's own, so there is no closed set; the ones that make the agent
+ * approve every tool itself are only for `default_opts`.
+ */
+export const MODE_OPTION: OptionSpec = {
+  syntax: /^[A-Za-z][A-Za-z0-9_-]{0,63}$/,
+  describe: 'a session mode id (letters, digits, "_", "-")',
+  dangerous: ['yolo', 'bypassPermissions', 'full-access'],
+  defaultAllowed: ['default', 'plan', 'read-only'],
+};
+
+export const ACP_OPTION_SPECS: OptionSpecs = { model: MODEL_OPTION, mode: MODE_OPTION };
+
+export interface AcpProviderOptions extends StructuredProviderOptions {
+  /** How long an interrupt waits for the cancelled turn to end (default 5s). */
+  cancelWaitMs?: number;
+}
+
+/**
+ * Agents that speak the Agent Client Protocol v1 over stdio: `opencode acp`,
+ * `gemini --acp`, or any other ACP agent. The config's `args` make the
+ * binary speak ACP (config fills them in for opencode and gemini).
+ */
+export class AcpProvider extends StructuredProvider {
+  readonly capabilities: ProviderCapabilities = {
+    structuredEvents: true,
+    multiTurn: true,
+    interrupt: true,
+    permissionRequests: true,
+  };
+  readonly flavour: AcpFlavour;
+
+  constructor(protected override readonly opts: AcpProviderOptions) {
+    super(opts, ACP_OPTION_SPECS);
+    this.flavour = acpFlavour(opts.binary, opts.args);
+  }
+
+  /** gemini takes its model on the command line (also with --acp); the rest over the protocol. */
+  protected protocolArgs(_spec: SessionSpec, options: Readonly<Record<string, string>>): string[] {
+    return this.flavour === 'gemini' && options.model ? ['-m', options.model] : [];
+  }
+
+  protected override adapterEnv(): Record<string, string> {
+    if (this.flavour !== 'gemini') return {};
+    // Without these gemini exits 55 in a directory it has not been told to
+    // trust, and re-launches itself as a second node process.
+    return { GEMINI_CLI_TRUST_WORKSPACE: 'true', GEMINI_CLI_NO_RELAUNCH: 'true' };
+  }
+
+  protected createDriver(ctx: DriverContext): ProtocolDriver {
+    return new AcpDriver(ctx, {
+      modelVia: this.flavour === 'gemini' ? 'argv' : 'protocol',
+      ...(this.opts.cancelWaitMs !== undefined ? { cancelWaitMs: this.opts.cancelWaitMs } : {}),
+    });
+  }
+
+  protected override async probeAuth(
+    binaryPath: string,
+    env: Record<string, string>,
+  ): Promise<AuthProbe> {
+    const storedLoginsVisible = !this.opts.isolateHome;
+    switch (this.flavour) {
+      case 'gemini':
+        return probeGeminiAuth(env, { storedLoginsVisible });
+      case 'opencode':
+        return probeOpencodeAuth(binaryPath, env, { storedLoginsVisible });
+      default:
+        // ACP has no free way to ask; an agent's auth failure shows at its first prompt.
+        return { state: 'unknown', detail: '' };
+    }
+  }
+}
