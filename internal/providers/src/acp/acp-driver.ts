@@ -57,6 +57,8 @@ export class AcpDriver implements ProtocolDriver {
   private gone = false;
   /** Set by a failed write, so a prompt that never reached the agent is caught at once. */
   private writeError: unknown;
+  /** The TURN_STARTED of the running turn while it waits for SendInput to record the input. */
+  private unannounced: (() => void) | undefined;
 
   constructor(
     private readonly ctx: DriverContext,
@@ -201,16 +203,23 @@ export class AcpDriver implements ProtocolDriver {
     const data: Record<string, unknown> = { acp_session_id: session.sessionId };
     if (this.agentInfo.name) data.agent = this.agentInfo.name;
     if (this.agentInfo.version) data.agent_version = this.agentInfo.version;
-    const started = () =>
+    this.unannounced = () =>
       this.ctx.emit({ type: 'TURN_STARTED', stream: 'system', text: '', turnId, data });
     if (direct) {
       // SendInput records INPUT_RECEIVED right after this returns, in the same
       // tick: deferring puts the input's seq before the turn it starts.
-      queueMicrotask(started);
+      queueMicrotask(() => this.announceTurn());
     } else {
       data.queued = true;
-      started();
+      this.announceTurn();
     }
+  }
+
+  /** Emits the running turn's TURN_STARTED if it is still due, so it precedes all of the turn's events. */
+  private announceTurn(): void {
+    const emit = this.unannounced;
+    this.unannounced = undefined;
+    emit?.();
   }
 
   private completeTurn(run: RunningTurn, result: unknown): void {
@@ -233,6 +242,7 @@ export class AcpDriver implements ProtocolDriver {
       this.endTurn(run, 'cancelled', { error: e.message, ...detail });
       return;
     }
+    this.announceTurn();
     const message = errorMessage(e);
     this.ctx.emit({
       type: 'AGENT_ERROR',
@@ -246,6 +256,7 @@ export class AcpDriver implements ProtocolDriver {
   }
 
   private endTurn(run: RunningTurn, stopReason: string, extra: Record<string, unknown>): void {
+    this.announceTurn();
     this.mapper.flush(run.turnId);
     this.ctx.emit({
       type: 'TURN_COMPLETED',
@@ -276,10 +287,12 @@ export class AcpDriver implements ProtocolDriver {
   private onNotification(method: string, params: unknown): void {
     if (method !== ACP_METHODS.sessionUpdate || !isRecord(params)) return;
     if (this.session && params.sessionId !== this.session.sessionId) return;
+    this.announceTurn();
     this.mapper.update(params.update, this.running?.turnId);
   }
 
   private async onRequest(method: string, params: unknown): Promise<unknown> {
+    this.announceTurn();
     if (method === ACP_METHODS.requestPermission) {
       const p = isRecord(params) ? params : {};
       const answer = answerPermission(this.ctx.permissions, p.options);

@@ -1,0 +1,416 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../events.js';
+import type { DriverContext } from '../structured-provider.js';
+import { InputClosedError } from '../supervised-process.js';
+import { TurnTracker } from '../turn-tracker.js';
+import { AcpDriver, type AcpDriverOptions } from './acp-driver.js';
+
+// Real answers from shared/notes/provider-captures/o5.out (opencode acp), shortened where the capture was.
+const O5_INIT =
+  '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"mcpCapabilities":{"http":true,"sse":true},"promptCapabilities":{"embeddedContext":true,"image":true},"sessionCapabilities":{"close":{},"fork":{},"list":{},"resume":{}}},"authMethods":[{"description":"Run `opencode auth login` in the terminal","name":"Login with opencode","id":"opencode-login"}],"agentInfo":{"name":"OpenCode","version":"1.18.33"}}}';
+const O5_NEW =
+  '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"ses_dfdbbff74ffeNpjE5DBefn5Y6q","configOptions":[{"id":"model","name":"Model","category":"model","type":"select","currentValue":"fakeanth/fake-model","options":[{"value":"opencode/big-pickle","name":"OpenCode Zen/Big Pickle"}]}]}}';
+const O5_HANG_CHUNK =
+  '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"ses_dfdbbff74ffeNpjE5DBefn5Y6q","update":{"sessionUpdate":"agent_message_chunk","messageId":"msg_202440634001SaV66jVKuaksYf","content":{"type":"text","text":"thinking..."}}}}';
+// g3.out (gemini --acp): modes and the unstable models block.
+const G3_NEW =
+  '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"2a525bca-8312-4001-a217-2a9e43c497b3","modes":{"availableModes":[{"id":"default","name":"Default","description":"Prompts for approval"},{"id":"autoEdit","name":"Auto Edit","description":"Auto-approves edit tools"},{"id":"yolo","name":"YOLO","description":"Auto-approves all tools"},{"id":"plan","name":"Plan","description":"Read-only mode"}],"currentModeId":"default"},"models":{"availableModels":[{"modelId":"auto","name":"Auto"}]}}}';
+
+type Msg = Record<string, unknown> & {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+};
+
+function setup(
+  options: Record<string, string> = {},
+  opts: Partial<AcpDriverOptions> = {},
+  permissions: 'allow' | 'deny' = 'deny',
+) {
+  const written: Msg[] = [];
+  const events: AgentEvent[] = [];
+  let closed = false;
+  const ctx: DriverContext = {
+    spec: {
+      projectId: 'p',
+      sessionId: 's',
+      repoPath: '/repo',
+      options,
+      spawned: () => {},
+      emit: () => {},
+      signal: new AbortController().signal,
+    },
+    options,
+    permissions,
+    turns: new TurnTracker(0, () => {}),
+    emit: (e) => events.push(e),
+    writeJson: (m) => {
+      if (closed) throw new InputClosedError();
+      written.push(m as Msg);
+    },
+  };
+  const driver = new AcpDriver(ctx, { modelVia: 'protocol', ...opts });
+  const feed = (line: string | object) =>
+    driver.onMessage(typeof line === 'string' ? JSON.parse(line) : line);
+  const last = () => written.at(-1) as Msg;
+  return {
+    driver,
+    written,
+    events,
+    feed,
+    last,
+    closeInput: () => {
+      closed = true;
+    },
+  };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+/** Runs the handshake, answering initialize and session/new (and any set_* request) in turn. */
+async function handshake(t: ReturnType<typeof setup>, newSession = O5_NEW) {
+  const done = t.driver.handshake();
+  await tick();
+  t.feed(O5_INIT);
+  await tick();
+  t.feed(newSession);
+  await tick();
+  for (let i = 0; i < 3 && t.last().method?.startsWith('session/set_'); i++) {
+    t.feed({ jsonrpc: '2.0', id: t.last().id, result: {} });
+    await tick();
+  }
+  await done;
+}
+
+describe('AcpDriver handshake', () => {
+  it('initializes as ACP v1 without fs or terminal, then opens a session in the repo', async () => {
+    const t = setup();
+    await handshake(t);
+    expect(t.written).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: 1,
+          clientCapabilities: {
+            fs: { readTextFile: false, writeTextFile: false },
+            terminal: false,
+          },
+          clientInfo: { name: 'agent-bridge', version: '0.1.0' },
+        },
+      },
+      { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/repo', mcpServers: [] } },
+    ]);
+    expect(t.driver.agent.info).toEqual({ name: 'OpenCode', version: '1.18.33' });
+    expect(t.driver.agent.authMethods.map((m) => m.id)).toEqual(['opencode-login']);
+    expect(t.driver.agent.capabilities).toMatchObject({ loadSession: true });
+  });
+
+  it('refuses an agent that answers with another protocol version', async () => {
+    const t = setup();
+    const done = t.driver.handshake();
+    t.feed({ jsonrpc: '2.0', id: 1, result: { protocolVersion: 2 } });
+    await expect(done).rejects.toThrow(
+      'the agent speaks ACP protocol version 2; this client speaks 1',
+    );
+  });
+
+  it('explains auth_required from session/new with the agent`s sign-in methods', async () => {
+    const t = setup();
+    const done = t.driver.handshake();
+    t.feed(O5_INIT);
+    await tick();
+    t.feed({ jsonrpc: '2.0', id: 2, error: { code: -32000, message: 'Authentication required' } });
+    await expect(done).rejects.toThrow(
+      'session/new: Authentication required (the agent is not authenticated; it supports: Login with opencode)',
+    );
+  });
+
+  it('sets the model through the model config option (opencode)', async () => {
+    const t = setup({ model: 'opencode/big-pickle' });
+    await handshake(t);
+    expect(t.written[2]).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'session/set_config_option',
+      params: {
+        sessionId: 'ses_dfdbbff74ffeNpjE5DBefn5Y6q',
+        configId: 'model',
+        value: 'opencode/big-pickle',
+      },
+    });
+  });
+
+  it('sets mode and model on an agent with modes and only the models block; argv models are left alone', async () => {
+    const t = setup({ mode: 'plan', model: 'gemini-2.5-flash' });
+    await handshake(t, G3_NEW);
+    expect(t.written.slice(2).map((m) => [m.method, m.params])).toEqual([
+      ['session/set_mode', { sessionId: '2a525bca-8312-4001-a217-2a9e43c497b3', modeId: 'plan' }],
+      [
+        'session/set_model',
+        { sessionId: '2a525bca-8312-4001-a217-2a9e43c497b3', modelId: 'gemini-2.5-flash' },
+      ],
+    ]);
+    const argv = setup({ model: 'gemini-2.5-flash', mode: 'default' }, { modelVia: 'argv' });
+    await handshake(argv, G3_NEW);
+    expect(argv.written).toHaveLength(2);
+  });
+
+  it('fails start-up for a mode the agent does not offer', async () => {
+    const t = setup({ mode: 'plan' });
+    const done = t.driver.handshake();
+    t.feed(O5_INIT);
+    await tick();
+    t.feed(O5_NEW);
+    await expect(done).rejects.toThrow('agent_opts.mode: this agent offers no session modes');
+    const g = setup({ mode: 'build' });
+    const gDone = g.driver.handshake();
+    g.feed(O5_INIT);
+    await tick();
+    g.feed(G3_NEW);
+    await expect(gDone).rejects.toThrow(
+      'agent_opts.mode: this agent has no mode "build" (it offers: default, autoEdit, yolo, plan)',
+    );
+  });
+});
+
+describe('AcpDriver turns', () => {
+  it('prompts, starts the turn after the input is recorded, and completes it with the response', async () => {
+    const t = setup();
+    await handshake(t);
+    t.driver.send('hello');
+    expect(t.last()).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'session/prompt',
+      params: {
+        sessionId: 'ses_dfdbbff74ffeNpjE5DBefn5Y6q',
+        prompt: [{ type: 'text', text: 'hello' }],
+      },
+    });
+    expect(t.events).toEqual([]);
+    await Promise.resolve();
+    expect(t.events[0]).toMatchObject({
+      type: 'TURN_STARTED',
+      turnId: 'turn-1',
+      data: {
+        acp_session_id: 'ses_dfdbbff74ffeNpjE5DBefn5Y6q',
+        agent: 'OpenCode',
+        agent_version: '1.18.33',
+      },
+    });
+    t.feed(O5_HANG_CHUNK);
+    t.feed(
+      '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn","usage":{"inputTokens":12,"outputTokens":7,"totalTokens":19},"_meta":{}}}',
+    );
+    await tick();
+    expect(t.events.map((e) => [e.type, e.turnId])).toEqual([
+      ['TURN_STARTED', 'turn-1'],
+      ['AGENT_MESSAGE_DELTA', 'turn-1'],
+      ['AGENT_MESSAGE', 'turn-1'],
+      ['TURN_COMPLETED', 'turn-1'],
+    ]);
+    expect(t.events.at(-1)).toMatchObject({
+      text: 'end_turn',
+      done: true,
+      data: {
+        stop_reason: 'end_turn',
+        interrupted: false,
+        usage: { input_tokens: 12, output_tokens: 7, total_tokens: 19 },
+      },
+    });
+  });
+
+  it('queues inputs sent during a turn and runs them one after another', async () => {
+    const t = setup();
+    await handshake(t);
+    t.driver.send('one');
+    t.driver.send('two');
+    expect(t.written.filter((m) => m.method === 'session/prompt')).toHaveLength(1);
+    t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'end_turn' } });
+    await tick();
+    expect(t.last()).toMatchObject({
+      id: 4,
+      method: 'session/prompt',
+      params: { prompt: [{ text: 'two' }] },
+    });
+    expect(t.events.at(-1)).toMatchObject({
+      type: 'TURN_STARTED',
+      turnId: 'turn-2',
+      data: { queued: true },
+    });
+    t.feed({ jsonrpc: '2.0', id: 4, result: { stopReason: 'max_tokens' } });
+    await tick();
+    expect(t.events.at(-1)).toMatchObject({
+      type: 'TURN_COMPLETED',
+      turnId: 'turn-2',
+      data: { stop_reason: 'max_tokens', interrupted: false },
+    });
+  });
+
+  it('a JSON-RPC error answer to the prompt is an AGENT_ERROR and a failed turn; the session goes on', async () => {
+    const t = setup();
+    await handshake(t);
+    t.driver.send('hi');
+    t.feed({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: -32603,
+        message: 'Internal error',
+        data: { message: 'invalid x-api-key', statusCode: 401 },
+      },
+    });
+    await tick();
+    expect(t.events.slice(1)).toEqual([
+      {
+        type: 'AGENT_ERROR',
+        stream: 'system',
+        text: 'the agent failed the turn: Internal error: invalid x-api-key',
+        error: 'Internal error: invalid x-api-key',
+        turnId: 'turn-1',
+        data: {
+          reason: 'prompt_error',
+          code: -32603,
+          error_data: { message: 'invalid x-api-key', statusCode: 401 },
+        },
+      },
+      expect.objectContaining({
+        type: 'TURN_COMPLETED',
+        data: expect.objectContaining({
+          stop_reason: 'error',
+          error: 'Internal error: invalid x-api-key',
+        }),
+      }),
+    ]);
+    t.driver.send('again');
+    expect(t.last()).toMatchObject({ id: 4, method: 'session/prompt' });
+  });
+
+  it('interrupts with session/cancel and reports the cancelled turn', async () => {
+    const t = setup();
+    await handshake(t);
+    expect(await t.driver.interrupt()).toEqual({ interrupted: false, turnId: '' });
+    t.driver.send('HANG');
+    t.feed(O5_HANG_CHUNK);
+    const r = t.driver.interrupt();
+    expect(t.last()).toEqual({
+      jsonrpc: '2.0',
+      method: 'session/cancel',
+      params: { sessionId: 'ses_dfdbbff74ffeNpjE5DBefn5Y6q' },
+    });
+    t.feed(
+      '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled","usage":{"inputTokens":0,"outputTokens":0,"totalTokens":0},"_meta":{}}}',
+    );
+    expect(await r).toEqual({ interrupted: true, turnId: 'turn-1' });
+    expect(t.events.at(-1)).toMatchObject({
+      type: 'TURN_COMPLETED',
+      data: { stop_reason: 'cancelled', interrupted: true },
+    });
+  });
+
+  it('reports interrupted:false when the agent does not end the turn in time', async () => {
+    const t = setup({}, { cancelWaitMs: 20 });
+    await handshake(t);
+    t.driver.send('HANG');
+    expect(await t.driver.interrupt()).toEqual({ interrupted: false, turnId: 'turn-1' });
+  });
+
+  it('throws InputClosedError at once, recording nothing, when the agent no longer reads', async () => {
+    const t = setup();
+    await handshake(t);
+    t.closeInput();
+    expect(() => t.driver.send('lost')).toThrow(InputClosedError);
+    await tick();
+    expect(t.events).toEqual([]);
+    t.driver.onExit();
+    expect(() => t.driver.send('late')).toThrow(InputClosedError);
+  });
+
+  it('says nothing more about a turn whose agent died: the session failure reports it', async () => {
+    const t = setup();
+    await handshake(t);
+    t.driver.send('x');
+    t.driver.onExit();
+    await tick();
+    expect(t.events.map((e) => e.type)).toEqual(['TURN_STARTED']);
+  });
+});
+
+describe('AcpDriver answers the agent', () => {
+  it('selects the permission option of the policy and records it', async () => {
+    const t = setup({}, {}, 'allow');
+    await handshake(t);
+    t.driver.send('USE_TOOL');
+    t.feed({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'session/request_permission',
+      params: {
+        sessionId: 'ses_dfdbbff74ffeNpjE5DBefn5Y6q',
+        toolCall: { toolCallId: 'toolu_fake_10', title: 'touch created.txt', kind: 'execute' },
+        options: [
+          { optionId: 'once', kind: 'allow_once', name: 'Allow once' },
+          { optionId: 'reject', kind: 'reject_once', name: 'Reject' },
+        ],
+      },
+    });
+    await tick();
+    expect(t.last()).toEqual({
+      jsonrpc: '2.0',
+      id: 0,
+      result: { outcome: { outcome: 'selected', optionId: 'once' } },
+    });
+    expect(t.events.at(-1)).toMatchObject({ type: 'TOOL_CALL', turnId: 'turn-1' });
+  });
+
+  it('refuses fs/* and terminal/* (no such capability was advertised) and unknown methods', async () => {
+    const t = setup();
+    await handshake(t);
+    t.feed({ jsonrpc: '2.0', id: 5, method: 'fs/read_text_file', params: { path: '/etc/passwd' } });
+    t.feed({ jsonrpc: '2.0', id: 6, method: 'terminal/create', params: { command: 'sh' } });
+    t.feed({ jsonrpc: '2.0', id: 7, method: 'x/unknown' });
+    await tick();
+    expect(t.written.slice(-3)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 5,
+        error: {
+          code: -32601,
+          message:
+            'fs/read_text_file is not supported: this client offers no file system or terminal access',
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 6,
+        error: {
+          code: -32601,
+          message:
+            'terminal/create is not supported: this client offers no file system or terminal access',
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32601, message: 'x/unknown is not supported by this client' },
+      },
+    ]);
+  });
+
+  it('keeps JSON that is not JSON-RPC as STDOUT and ignores updates of other sessions', async () => {
+    const t = setup();
+    await handshake(t);
+    t.feed({ hello: 'world' });
+    t.feed({
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: {
+        sessionId: 'other',
+        update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x' } },
+      },
+    });
+    expect(t.events).toEqual([{ type: 'STDOUT', stream: 'stdout', text: '{"hello":"world"}' }]);
+  });
+});
