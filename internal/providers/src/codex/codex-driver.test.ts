@@ -1,0 +1,381 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../events.js';
+import type { SessionSpec } from '../provider.js';
+import type { DriverContext } from '../structured-provider.js';
+import { InputClosedError } from '../supervised-process.js';
+import { TurnTracker } from '../turn-tracker.js';
+import { CodexDriver } from './codex-driver.js';
+
+// The JSON lines of a real `codex app-server` 0.169.0 session
+// (provider-captures/x4.out: initialize, a USE_TOOL turn with a command
+// approval, a HANG turn interrupted), minus the two lines the capture cut short.
+const CAPTURE = readFileSync(new URL('./testdata/x4-app-server.jsonl', import.meta.url), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Record<string, unknown>);
+const THREAD = '01a20241-13b8-7b72-be97-1ae208529b95';
+const TURN1 = '01a20241-13d7-75d0-8340-472de7384f7b';
+const TURN2 = '01a20241-157b-7862-a3fe-c25ad8e869e4';
+
+/** The captured answer to capture request `id`, re-addressed to our request `ours`. */
+function answer(id: number, ours: number) {
+  const line = CAPTURE.find((m) => m.id === id && 'result' in m);
+  if (!line) throw new Error(`no captured answer ${id}`);
+  return { ...line, id: ours };
+}
+/** Captured notifications and server requests from `from` (inclusive) up to `to` (exclusive). */
+function between(
+  from: (m: Record<string, unknown>) => boolean,
+  to: (m: Record<string, unknown>) => boolean,
+) {
+  const start = CAPTURE.findIndex(from);
+  const end = CAPTURE.findIndex((m, i) => i > start && to(m));
+  return CAPTURE.slice(start, end === -1 ? undefined : end).filter((m) => 'method' in m);
+}
+const isTurnStartAnswer = (n: number) => (m: Record<string, unknown>) =>
+  m.id === n && 'result' in m;
+
+function harness(permissions: 'allow' | 'deny' = 'deny', options: Record<string, string> = {}) {
+  const written: Record<string, unknown>[] = [];
+  const events: AgentEvent[] = [];
+  let closed = false;
+  const turns = new TurnTracker(60_000, () => {});
+  const ctx: DriverContext = {
+    spec: { repoPath: '/repos/app' } as SessionSpec,
+    options,
+    permissions,
+    turns,
+    writeJson: (msg) => {
+      if (closed) throw new InputClosedError();
+      written.push(msg as Record<string, unknown>);
+    },
+    emit: (e) => events.push(e),
+  };
+  const driver = new CodexDriver(ctx, '1.2.3');
+  const feed = (...msgs: unknown[]) => {
+    for (const m of msgs) driver.onMessage(m);
+  };
+  const lastRequest = (method: string) => {
+    const r = [...written].reverse().find((m) => m.method === method);
+    if (!r) throw new Error(`no ${method} written`);
+    return r as { id: number; method: string; params: Record<string, unknown> };
+  };
+  const tick = () => new Promise((r) => setImmediate(r));
+  const start = async () => {
+    const hs = driver.handshake();
+    feed(answer(1, lastRequest('initialize').id));
+    await tick();
+    feed({
+      id: lastRequest('thread/start').id,
+      result: { thread: { id: THREAD, model: 'fake-model', modelProvider: 'fake' } },
+    });
+    await hs;
+  };
+  return {
+    driver,
+    written,
+    events,
+    feed,
+    lastRequest,
+    tick,
+    start,
+    turns,
+    close: () => {
+      closed = true;
+    },
+  };
+}
+
+const types = (events: AgentEvent[]) => events.map((e) => e.type);
+
+describe('CodexDriver handshake', () => {
+  it('initializes, notifies initialized and opens a thread in the repo with safe defaults', async () => {
+    const h = harness();
+    await h.start();
+    expect(h.written.slice(0, 3)).toEqual([
+      {
+        id: 1,
+        method: 'initialize',
+        params: {
+          clientInfo: { name: 'agent-bridge', title: null, version: '1.2.3' },
+          capabilities: null,
+        },
+      },
+      { method: 'initialized' },
+      {
+        id: 2,
+        method: 'thread/start',
+        params: { cwd: '/repos/app', approvalPolicy: 'untrusted', sandbox: 'read-only' },
+      },
+    ]);
+    expect(h.written.every((m) => !('jsonrpc' in m))).toBe(true);
+    expect(h.events).toEqual([
+      {
+        type: 'STDOUT',
+        stream: 'system',
+        text: `codex thread ${THREAD}`,
+        data: { thread_id: THREAD, model: 'fake-model', model_provider: 'fake' },
+      },
+    ]);
+  });
+
+  it('passes the resolved options to thread/start', async () => {
+    const h = harness('deny', {
+      model: 'gpt-5.1-codex',
+      sandbox: 'workspace-write',
+      approval_policy: 'on-request',
+    });
+    await h.start();
+    expect(h.lastRequest('thread/start').params).toEqual({
+      cwd: '/repos/app',
+      approvalPolicy: 'on-request',
+      sandbox: 'workspace-write',
+      model: 'gpt-5.1-codex',
+    });
+  });
+
+  it('fails the handshake when codex refuses initialize', async () => {
+    const h = harness();
+    const hs = h.driver.handshake();
+    h.feed({ id: 1, error: { code: -32600, message: 'Not initialized' } });
+    await expect(hs).rejects.toThrow('initialize: Not initialized');
+  });
+
+  it('keeps captured warnings as system STDERR events, not errors', async () => {
+    const h = harness();
+    await h.start();
+    h.feed(...CAPTURE.filter((m) => m.method === 'configWarning' || m.method === 'warning'));
+    const warnings = h.events.filter((e) => e.type === 'STDERR');
+    expect(warnings).toHaveLength(3);
+    expect(warnings[0]).toMatchObject({
+      stream: 'system',
+      text: expect.stringContaining('Codex could not find bubblewrap on PATH'),
+      data: { warning: 'configWarning' },
+    });
+    expect(warnings[1]).toMatchObject({
+      text: expect.stringContaining('Model metadata for `fake-model` not found'),
+      data: { warning: 'warning' },
+    });
+    expect(h.events.some((e) => e.type === 'AGENT_ERROR')).toBe(false);
+  });
+});
+
+describe('CodexDriver turns (captured x4 session)', () => {
+  async function toolTurn(permissions: 'allow' | 'deny') {
+    const h = harness(permissions);
+    await h.start();
+    h.events.length = 0;
+    h.driver.send('please USE_TOOL');
+    const req = h.lastRequest('turn/start');
+    expect(req.params).toEqual({
+      threadId: THREAD,
+      input: [{ type: 'text', text: 'please USE_TOOL', text_elements: [] }],
+    });
+    expect(h.turns.current).toBe('turn-1');
+    h.feed(answer(5, req.id));
+    await h.tick();
+    h.feed(...between(isTurnStartAnswer(5), isTurnStartAnswer(6)));
+    await h.tick();
+    return h;
+  }
+
+  it('maps a tool turn: TOOL_CALL, approval, TOOL_RESULT, deltas, message, usage, completion', async () => {
+    const h = await toolTurn('allow');
+    expect(types(h.events)).toEqual([
+      'TURN_STARTED',
+      'TOOL_CALL',
+      'TOOL_CALL',
+      'TOOL_RESULT',
+      'AGENT_MESSAGE_DELTA',
+      'AGENT_MESSAGE_DELTA',
+      'AGENT_MESSAGE_DELTA',
+      'AGENT_MESSAGE',
+      'TURN_COMPLETED',
+      'STDERR',
+    ]);
+    expect(h.events.slice(0, -1).every((e) => e.turnId === TURN1)).toBe(true);
+    const [started, call, approval, result] = h.events;
+    expect(started).toMatchObject({ data: { thread_id: THREAD } });
+    expect(call).toMatchObject({
+      text: "/bin/bash -lc 'touch codex_created.txt'",
+      data: {
+        tool_call_id: 'call_5',
+        name: 'commandExecution',
+        input: { command: "/bin/bash -lc 'touch codex_created.txt'", cwd: '<tmpdir>' },
+      },
+    });
+    expect(approval).toMatchObject({
+      stream: 'system',
+      data: {
+        tool_call_id: 'call_5',
+        approval_request: 'item/commandExecution/requestApproval',
+        permission: 'allow',
+        decision: 'accept',
+      },
+    });
+    expect(result).toMatchObject({
+      data: { tool_call_id: 'call_5', status: 'completed', exit_code: 0, is_error: false },
+    });
+    expect(h.events.filter((e) => e.type === 'AGENT_MESSAGE_DELTA').map((e) => e.text)).toEqual([
+      'Tool',
+      ' ran',
+      ' fine.',
+    ]);
+    expect(h.events[7]).toMatchObject({ text: 'Tool ran fine.', data: { item_id: 'msg_6' } });
+    expect(h.events[8]).toMatchObject({
+      text: 'completed',
+      done: true,
+      data: {
+        status: 'completed',
+        interrupted: false,
+        duration_ms: 408,
+        usage: { total: { totalTokens: 32, inputTokens: 22 }, modelContextWindow: 258400 },
+      },
+    });
+    // The approval was answered on the request's own id.
+    expect(h.written).toContainEqual({ id: 0, result: { decision: 'accept' } });
+    expect(h.turns.current).toBeUndefined();
+  });
+
+  it('denies by cancel when codex offers no "decline" (as 0.169 does for commands)', async () => {
+    const h = await toolTurn('deny');
+    expect(h.written).toContainEqual({ id: 0, result: { decision: 'cancel' } });
+    expect(h.events[2]).toMatchObject({
+      type: 'TOOL_CALL',
+      data: { permission: 'deny', decision: 'cancel' },
+    });
+  });
+
+  it('queues input while a turn runs and starts it when the turn completes', async () => {
+    const h = harness();
+    await h.start();
+    h.driver.send('first');
+    h.driver.send('second');
+    expect(h.written.filter((m) => m.method === 'turn/start')).toHaveLength(1);
+    h.feed(answer(5, h.lastRequest('turn/start').id));
+    await h.tick();
+    h.feed(CAPTURE.find((m) => m.method === 'turn/completed'));
+    const starts = h.written.filter((m) => m.method === 'turn/start');
+    expect(starts).toHaveLength(2);
+    expect(starts[1]?.params).toMatchObject({ input: [{ text: 'second' }] });
+  });
+
+  it('interrupts the running turn with turn/interrupt and reports it once codex ends it', async () => {
+    const h = harness();
+    await h.start();
+    h.driver.send('second turn HANG');
+    h.feed(answer(6, h.lastRequest('turn/start').id));
+    await h.tick();
+    h.feed(...between(isTurnStartAnswer(6), (m) => m.id === 7));
+    h.events.length = 0;
+    const interrupted = h.driver.interrupt();
+    await h.tick();
+    expect(h.lastRequest('turn/interrupt').params).toEqual({ threadId: THREAD, turnId: TURN2 });
+    h.feed(answer(7, h.lastRequest('turn/interrupt').id));
+    h.feed(...CAPTURE.slice(CAPTURE.findIndex((m) => m.id === 7)).filter((m) => 'method' in m));
+    expect(await interrupted).toEqual({ interrupted: true, turnId: TURN2 });
+    expect(h.events.at(-1)).toMatchObject({
+      type: 'TURN_COMPLETED',
+      turnId: TURN2,
+      data: { status: 'interrupted', interrupted: true, duration_ms: 812 },
+    });
+    expect(await h.driver.interrupt()).toEqual({ interrupted: false, turnId: '' });
+  });
+
+  it('reports a failed turn as AGENT_ERROR and TURN_COMPLETED with the error', async () => {
+    const h = harness();
+    await h.start();
+    h.driver.send('hi');
+    h.feed({
+      id: h.lastRequest('turn/start').id,
+      result: { turn: { id: 't1', status: 'inProgress' } },
+    });
+    await h.tick();
+    h.events.length = 0;
+    h.feed(
+      {
+        method: 'error',
+        params: {
+          error: { message: 'unexpected status 401 Unauthorized', codexErrorInfo: 'unauthorized' },
+          willRetry: false,
+          threadId: THREAD,
+          turnId: 't1',
+        },
+      },
+      {
+        method: 'turn/completed',
+        params: {
+          threadId: THREAD,
+          turn: {
+            id: 't1',
+            status: 'failed',
+            error: { message: 'unexpected status 401 Unauthorized' },
+          },
+        },
+      },
+    );
+    expect(h.events).toEqual([
+      expect.objectContaining({
+        type: 'AGENT_ERROR',
+        text: 'codex: unexpected status 401 Unauthorized',
+        error: 'unexpected status 401 Unauthorized',
+        data: expect.objectContaining({ will_retry: false, codex_error_info: 'unauthorized' }),
+      }),
+      expect.objectContaining({
+        type: 'AGENT_ERROR',
+        text: 'codex turn failed: unexpected status 401 Unauthorized',
+      }),
+      expect.objectContaining({
+        type: 'TURN_COMPLETED',
+        error: 'unexpected status 401 Unauthorized',
+        data: expect.objectContaining({ status: 'failed', usage: null }),
+      }),
+    ]);
+  });
+
+  it('turns a refused turn/start into AGENT_ERROR and stays usable', async () => {
+    const h = harness();
+    await h.start();
+    h.driver.send('x');
+    h.feed({ id: h.lastRequest('turn/start').id, error: { code: -32600, message: 'busy' } });
+    await h.tick();
+    expect(h.events.at(-1)).toMatchObject({ type: 'AGENT_ERROR', turnId: 'turn-1' });
+    expect(h.turns.current).toBeUndefined();
+    h.driver.send('y');
+    expect(h.written.filter((m) => m.method === 'turn/start')).toHaveLength(2);
+  });
+
+  it('throws InputClosedError at once when the agent no longer reads', async () => {
+    const h = harness();
+    await h.start();
+    h.close();
+    expect(() => h.driver.send('x')).toThrow(InputClosedError);
+    expect(h.turns.current).toBeUndefined();
+    h.driver.onExit();
+    expect(() => h.driver.send('x')).toThrow(InputClosedError);
+  });
+
+  it('refuses unknown server requests and records them', async () => {
+    const h = harness();
+    await h.start();
+    h.feed({ id: 9, method: 'account/chatgptAuthTokens/refresh', params: {} });
+    await h.tick();
+    expect(h.written.at(-1)).toMatchObject({ id: 9, error: { code: -32601 } });
+    expect(h.events.at(-1)).toMatchObject({
+      type: 'AGENT_ERROR',
+      data: { method: 'account/chatgptAuthTokens/refresh' },
+    });
+  });
+
+  it('keeps JSON that is not JSON-RPC as STDOUT', async () => {
+    const h = harness();
+    await h.start();
+    h.feed({ hello: 'world' });
+    expect(h.events.at(-1)).toEqual({
+      type: 'STDOUT',
+      stream: 'stdout',
+      text: '{"hello":"world"}',
+    });
+  });
+});

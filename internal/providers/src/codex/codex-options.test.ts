@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { OptionPolicy } from '../option-policy.js';
+import { CODEX_OPTIONS, threadStartParams } from './codex-options.js';
+
+describe('codex options', () => {
+  const policy = new OptionPolicy('codex', CODEX_OPTIONS, {});
+
+  it('lets clients choose the model, the safe sandboxes and the asking policies', () => {
+    expect(
+      policy.validate({
+        model: 'gpt-5.1-codex',
+        sandbox: 'workspace-write',
+        approval_policy: 'on-request',
+      }),
+    ).toBeUndefined();
+  });
+
+  it('keeps danger-full-access and never out of clients hands, even through "*"', () => {
+    expect(policy.validate({ sandbox: 'danger-full-access' })).toMatch(
+      /not allowed by this daemon's policy/,
+    );
+    expect(policy.validate({ approval_policy: 'never' })).toMatch(/not allowed/);
+    const star = new OptionPolicy('codex', CODEX_OPTIONS, { allowedOpts: { sandbox: ['*'] } });
+    expect(star.validate({ sandbox: 'danger-full-access' })).toMatch(/not allowed/);
+    expect(
+      () =>
+        new OptionPolicy('codex', CODEX_OPTIONS, { allowedOpts: { approval_policy: ['never'] } }),
+    ).toThrow(/dangerous/);
+  });
+
+  it('lets the config default choose them', () => {
+    const p = new OptionPolicy('codex', CODEX_OPTIONS, {
+      defaultOpts: { sandbox: 'danger-full-access', approval_policy: 'never' },
+    });
+    expect(threadStartParams('/r', p.resolve({}))).toEqual({
+      cwd: '/r',
+      sandbox: 'danger-full-access',
+      approvalPolicy: 'never',
+    });
+  });
+
+  it('rejects unknown keys and values that are not the syntax', () => {
+    expect(policy.validate({ profile: 'x' })).toMatch(/does not accept agent_opts key "profile"/);
+    expect(policy.validate({ sandbox: '--yolo' })).toMatch(/is not a sandbox mode/);
+  });
+
+  it('defaults to read-only and untrusted when nothing is chosen', () => {
+    expect(threadStartParams('/r', {})).toEqual({
+      cwd: '/r',
+      sandbox: 'read-only',
+      approvalPolicy: 'untrusted',
+    });
+  });
+});

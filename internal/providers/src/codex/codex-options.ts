@@ -1,0 +1,52 @@
+import { MODEL_OPTION, type OptionSpecs } from '../option-policy.js';
+
+export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
+export const APPROVAL_POLICIES = ['untrusted', 'on-request', 'never'] as const;
+
+/**
+ * What a session runs with when neither the config's default_opts nor the
+ * client chose: the most restrictive sandbox and the policy that asks before
+ * anything but known-safe reads. Widening either is the operator's call.
+ */
+export const CODEX_DEFAULTS = {
+  sandbox: 'read-only',
+  approval_policy: 'untrusted',
+} as const;
+
+/**
+ * The `agent_opts` of the codex adapter. `danger-full-access` lifts the
+ * sandbox; `never` means codex stops asking, so its commands no longer pass
+ * through the bridge's `permissions` answer or show up as approval events:
+ * both are config-only.
+ */
+export const CODEX_OPTIONS: OptionSpecs = {
+  model: MODEL_OPTION,
+  sandbox: {
+    syntax: /^[a-z][a-z-]{0,31}$/,
+    describe: 'a sandbox mode (read-only, workspace-write, danger-full-access)',
+    values: SANDBOX_MODES,
+    dangerous: ['danger-full-access'],
+    defaultAllowed: ['read-only', 'workspace-write'],
+  },
+  approval_policy: {
+    syntax: /^[a-z][a-z-]{0,31}$/,
+    describe: 'an approval policy (untrusted, on-request, never)',
+    values: APPROVAL_POLICIES,
+    dangerous: ['never'],
+    defaultAllowed: ['untrusted', 'on-request'],
+  },
+};
+
+/** The `thread/start` parameters for a session's resolved options. */
+export function threadStartParams(
+  cwd: string,
+  options: Readonly<Record<string, string>>,
+): Record<string, unknown> {
+  const params: Record<string, unknown> = {
+    cwd,
+    approvalPolicy: options.approval_policy ?? CODEX_DEFAULTS.approval_policy,
+    sandbox: options.sandbox ?? CODEX_DEFAULTS.sandbox,
+  };
+  if (options.model) params.model = options.model;
+  return params;
+}

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import type { ProviderCapabilities } from '../provider.js';
+import {
+  type AuthProbe,
+  type DriverContext,
+  type ProtocolDriver,
+  StructuredProvider,
+  type StructuredProviderOptions,
+} from '../structured-provider.js';
+import { CodexDriver } from './codex-driver.js';
+import { CODEX_OPTIONS } from './codex-options.js';
+import { probeLoginStatus } from './login-status.js';
+
+/** This package's version, sent to codex as `clientInfo.version`. */
+function ownVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/**
+ * The OpenAI Codex CLI through `codex app-server`: one persistent process
+ * and one thread per session, turns over JSON-RPC, approvals answered by the
+ * provider's `permissions`. See docs/providers/codex.md.
+ */
+export class CodexProvider extends StructuredProvider {
+  readonly capabilities: ProviderCapabilities = {
+    structuredEvents: true,
+    multiTurn: true,
+    interrupt: true,
+    permissionRequests: true,
+  };
+  private readonly clientVersion = ownVersion();
+
+  constructor(opts: StructuredProviderOptions) {
+    super(opts, CODEX_OPTIONS);
+  }
+
+  protected protocolArgs(): string[] {
+    return ['app-server'];
+  }
+
+  protected createDriver(ctx: DriverContext): ProtocolDriver {
+    return new CodexDriver(ctx, this.clientVersion);
+  }
+
+  protected override probeAuth(
+    binaryPath: string,
+    env: Record<string, string>,
+  ): Promise<AuthProbe> {
+    return probeLoginStatus(binaryPath, env, { isolateHome: this.opts.isolateHome ?? false });
+  }
+}

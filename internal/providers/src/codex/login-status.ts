@@ -1,0 +1,51 @@
+import { probeOutput } from '../binary-probe.js';
+import type { AuthProbe } from '../structured-provider.js';
+
+const ENV_KEYS_NOTE =
+  'an API key given through env (OPENAI_API_KEY, CODEX_API_KEY) or a custom model provider is not reflected there';
+
+/**
+ * Reads `codex login status`: rc 0 is logged in ("Logged in using ChatGPT",
+ * "Logged in using an API key - sk-…"), rc 1 with "Not logged in" is not.
+ * Only the login method is kept: the masked key is nobody's business.
+ */
+export function interpretLoginStatus(r: { ok: boolean; output: string }): AuthProbe {
+  const first = (r.output.split('\n')[0] ?? '').trim();
+  if (r.ok) {
+    const method = /^Logged in using (.+?)(?:\s+-\s+.*)?$/i.exec(first)?.[1];
+    return {
+      state: 'authenticated',
+      detail: method ? `logged in using ${method}` : 'logged in (codex login status)',
+    };
+  }
+  if (/not logged in/i.test(r.output)) {
+    return {
+      state: 'unauthenticated',
+      detail: `not logged in (codex login status); ${ENV_KEYS_NOTE}`,
+    };
+  }
+  return {
+    state: 'unknown',
+    detail: `codex login status failed: ${first.slice(0, 200) || 'no output (timed out?)'}`,
+  };
+}
+
+/** The free auth probe of the codex adapter. */
+export async function probeLoginStatus(
+  binaryPath: string,
+  env: Record<string, string>,
+  opts: { isolateHome: boolean; timeoutMs?: number },
+): Promise<AuthProbe> {
+  if (opts.isolateHome) {
+    // The probe would read the daemon's own login, which isolated sessions never see.
+    return {
+      state: 'unknown',
+      detail: `isolate_home is on: sessions start with an empty CODEX_HOME and no stored login, so credentials must come from env, which codex login status cannot check`,
+    };
+  }
+  const r = await probeOutput(binaryPath, ['login', 'status'], {
+    env,
+    timeoutMs: opts.timeoutMs ?? 10_000,
+  });
+  return interpretLoginStatus(r);
+}
