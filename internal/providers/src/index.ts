@@ -1,3 +1,4 @@
+export { ACP_OPTION_SPECS, AcpProvider, type AcpProviderOptions } from './acp/acp-provider.js';
 export { CachedProbe, probeOutput, resolveBinary } from './binary-probe.js';
 export { childEnv, INHERITED_ENV } from './child-env.js';
 export type { AgentEvent, EventData, EventStream, EventType } from './events.js';

@@ -1,0 +1,143 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  AcpProvider,
+  type AgentEvent,
+  type AgentHandle,
+  type SessionSpec,
+} from '@agent-bridge/providers';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isAlive, REPO_ROOT, waitFor } from '../harness/index.js';
+
+// The acp adapter on its own (no daemon), for what the daemon's config
+// cannot reach: sub-second turn timeouts, an agent that ignores cancel, the
+// env defaults and overrides, and processes left behind.
+const FAKE_OPENCODE = join(REPO_ROOT, 'tests/fixtures/fake-opencode.mjs');
+const FAKE_GEMINI = join(REPO_ROOT, 'tests/fixtures/fake-gemini.mjs');
+const repo = realpathSync(mkdtempSync(join(tmpdir(), 'acp-provider-')));
+afterAll(() => rmSync(repo, { recursive: true, force: true }));
+
+function provider(
+  binary: string,
+  opts: Partial<ConstructorParameters<typeof AcpProvider>[0]> = {},
+) {
+  return new AcpProvider({
+    id: 'acp-test',
+    binary,
+    args: binary === FAKE_GEMINI ? ['--acp'] : ['acp'],
+    env: { HOME: repo },
+    parentEnv: process.env,
+    ...opts,
+  });
+}
+
+async function start(p: AcpProvider, options: Record<string, string> = {}) {
+  const events: AgentEvent[] = [];
+  const handle = await p.start({
+    projectId: 'p',
+    sessionId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+    repoPath: repo,
+    options,
+    spawned: () => {},
+    emit: (e) => events.push(e),
+    signal: AbortSignal.timeout(10_000),
+  } satisfies SessionSpec);
+  return { handle, events };
+}
+
+async function seen(events: AgentEvent[], pred: (e: AgentEvent) => boolean) {
+  for (let i = 0; i < 1000 && !events.some(pred); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(events.some(pred)).toBe(true);
+}
+
+const stop = (h: AgentHandle) => h.stop({ force: false, gracePeriodMs: 2000 });
+
+describe('AcpProvider with the fake agent', () => {
+  it('kills an agent that ignores the cancel of a timed-out turn', async () => {
+    const p = provider(FAKE_OPENCODE, {
+      turnTimeoutMs: 200,
+      cancelWaitMs: 100,
+      env: { HOME: repo, FAKE_ACP_SCENARIO: 'ignore-cancel' },
+    });
+    const { handle, events } = await start(p);
+    handle.send('HANG');
+    expect(await handle.exited).toEqual({ exitCode: null, signal: 'SIGKILL' });
+    expect(events.find((e) => e.type === 'AGENT_ERROR')).toMatchObject({
+      error: 'turn timeout',
+      turnId: 'turn-1',
+    });
+    expect(events.some((e) => e.type === 'TURN_COMPLETED')).toBe(false);
+  });
+
+  it('gives gemini its trust and no-relaunch defaults, which config env can override', async () => {
+    const ok = await start(provider(FAKE_GEMINI));
+    expect(await stop(ok.handle)).toEqual({ exitCode: 0, signal: null });
+    const distrusted = provider(FAKE_GEMINI, {
+      env: { HOME: repo, GEMINI_CLI_TRUST_WORKSPACE: 'false' },
+    });
+    await expect(start(distrusted)).rejects.toThrow(
+      /agent exited during start-up \(code 55\): Gemini CLI is not running in a trusted directory/,
+    );
+  });
+
+  it('passes the model to gemini as -m and to opencode through its model config option', async () => {
+    for (const [binary, model] of [
+      [FAKE_GEMINI, 'gemini-2.5-flash'],
+      [FAKE_OPENCODE, 'opencode/big-pickle'],
+    ] as const) {
+      const { handle, events } = await start(provider(binary), { model });
+      handle.send('WHICH');
+      await seen(events, (e) => e.type === 'TURN_COMPLETED');
+      expect(events.find((e) => e.type === 'AGENT_MESSAGE')?.text).toMatch(`model=${model} `);
+      await stop(handle);
+    }
+  });
+
+  it('fails start-up when the agent rejects the model', async () => {
+    await expect(start(provider(FAKE_OPENCODE), { model: 'nope/none' })).rejects.toThrow(
+      'agent start-up failed: session/set_config_option: Model not found: nope/none',
+    );
+  });
+
+  it('kills a grandchild the agent leaves behind when it exits', async () => {
+    const p = provider(FAKE_OPENCODE, { env: { HOME: repo, FAKE_ACP_SCENARIO: 'grandchild' } });
+    const { handle, events } = await start(p);
+    await seen(events, (e) => /grandchild \d+/.test(e.text));
+    const pid = Number(/grandchild (\d+)/.exec(events.map((e) => e.text).join('\n'))?.[1]);
+    expect(isAlive(pid)).toBe(true);
+    expect(await stop(handle)).toEqual({ exitCode: 0, signal: null });
+    expect(await waitFor(() => !isAlive(pid), 3000)).toBe(true);
+  });
+
+  it('reports health without model calls: version and the flavour`s auth probe', async () => {
+    expect(await provider(FAKE_OPENCODE).health()).toMatchObject({
+      available: true,
+      version: '1.18.33',
+      authState: 'unauthenticated',
+    });
+    expect(
+      await provider(FAKE_OPENCODE, {
+        env: { HOME: repo, FAKE_OPENCODE_CREDENTIALS: '1' },
+      }).health(),
+    ).toMatchObject({ authState: 'authenticated', authDetail: '1 stored credential' });
+    expect(await provider(FAKE_GEMINI).health()).toMatchObject({
+      version: '0.61.0',
+      authState: 'unauthenticated',
+    });
+  });
+
+  it('drives any other ACP agent generically; its auth is unknown until a prompt says otherwise', async () => {
+    const p = provider(process.execPath, {
+      args: [join(REPO_ROOT, 'tests/fixtures/fake-acp.mjs'), 'acp'],
+      env: { HOME: repo, FAKE_ACP_FLAVOUR: 'opencode' },
+    });
+    expect(p.flavour).toBe('generic');
+    expect(await p.health()).toMatchObject({ available: true, authState: 'unknown' });
+    const { handle, events } = await start(p);
+    handle.send('hello');
+    await seen(events, (e) => e.type === 'TURN_COMPLETED');
+    expect(events.find((e) => e.type === 'AGENT_MESSAGE')?.text).toBe('Hello from fake model.');
+    await stop(handle);
+  });
+});
