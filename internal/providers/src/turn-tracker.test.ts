@@ -22,6 +22,8 @@ describe('TurnTracker', () => {
     t.begin();
     t.adopt('agent-3');
     expect(t.current).toBe('agent-3');
+    vi.advanceTimersByTime(1000);
+    expect(fired).toEqual(['019a-turn', 'agent-3']);
   });
 
   it('has no timer when the timeout is 0', () => {

@@ -25,9 +25,11 @@ export class TurnTracker {
     const id = agentTurnId || `turn-${this.count}`;
     this.turnId = id;
     if (this.timeoutMs > 0) {
+      // Keyed by turn number, not id: adopt() may rename the turn while it runs.
+      const n = this.count;
       this.timer = setTimeout(() => {
         this.timer = undefined;
-        if (this.turnId === id) this.onTimeout(id);
+        if (this.count === n && this.turnId !== undefined) this.onTimeout(this.turnId);
       }, this.timeoutMs);
       this.timer.unref();
     }

@@ -1,0 +1,430 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type BridgeServiceClient,
+  EventType,
+  ProviderAuthState,
+  type SessionEvent,
+  SessionStatus,
+} from '@agent-bridge/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bearer,
+  call,
+  codeOf,
+  collect,
+  connect,
+  createTestPki,
+  groupMembers,
+  isAlive,
+  mintToken,
+  REPO_ROOT,
+  startDaemon,
+  status,
+  streamEvents,
+  type TestDaemon,
+  type TestPki,
+  waitFor,
+} from '../harness/index.js';
+
+// The codex adapter end to end: the real daemon over mTLS + JWT, driving
+// tests/fixtures/fake-codex.mjs (the app-server protocol of codex 0.169).
+
+const FAKE_CODEX = join(REPO_ROOT, 'tests/fixtures/fake-codex.mjs');
+const T = EventType;
+
+let pki: TestPki;
+let daemon: TestDaemon;
+let client: BridgeServiceClient;
+let md: ReturnType<typeof bearer>;
+let logDir: string;
+
+const codex = (extra: Record<string, unknown> = {}, env: Record<string, string> = {}) => ({
+  adapter: 'codex',
+  binary: FAKE_CODEX,
+  ...extra,
+  env,
+});
+
+beforeAll(async () => {
+  pki = await createTestPki();
+  // Where the fake records what it was sent (thread/start parameters).
+  logDir = realpathSync(mkdtempSync(join(tmpdir(), 'codex-e2e-')));
+  daemon = await startDaemon({
+    pki,
+    config: {
+      sessions: { max_per_project: 20, max_global: 20 },
+      providers: {
+        codex: codex({}, { FAKE_CODEX_LOG: join(logDir, 'codex.log') }),
+        codex_allow: codex({ permissions: 'allow' }),
+        codex_login: codex({}, { FAKE_CODEX_LOGGED_IN: '1' }),
+        codex_auth: codex({}, { FAKE_CODEX_SCENARIO: 'auth-failure' }),
+        codex_storm: codex({ turn_timeout: '2s' }, { FAKE_CODEX_SCENARIO: 'retry-storm' }),
+        codex_crash: codex({}, { FAKE_CODEX_SCENARIO: 'crash-mid-turn' }),
+        codex_stubborn: codex({}, { FAKE_CODEX_SCENARIO: 'ignore-sigterm' }),
+        codex_noise: codex({}, { FAKE_CODEX_SCENARIO: 'malformed' }),
+        codex_helper: codex({}, { FAKE_CODEX_SCENARIO: 'grandchild' }),
+        codex_flood: codex({}, { FAKE_CODEX_SCENARIO: 'flood', FAKE_CODEX_FLOOD: '3000' }),
+        codex_opts: codex({}, { FAKE_CODEX_LOG: join(logDir, 'opts.log') }),
+        codex_full: codex(
+          { default_opts: { sandbox: 'danger-full-access', approval_policy: 'never' } },
+          { FAKE_CODEX_LOG: join(logDir, 'full.log') },
+        ),
+      },
+    },
+  });
+  client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
+  md = bearer(
+    await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'alpha', ttl: 300 }),
+  );
+});
+
+afterAll(async () => {
+  client?.close();
+  await daemon?.stop();
+  if (logDir) rmSync(logDir, { recursive: true, force: true });
+});
+
+async function start(provider: string, agentOpts: Record<string, string> = {}) {
+  const sessionId = randomUUID();
+  const res = await call(
+    client,
+    (c) => c.startSession,
+    { projectId: 'alpha', sessionId, repoPath: daemon.repo, provider, agentOpts },
+    md,
+  );
+  return { sessionId, pid: res.pid };
+}
+
+const send = (sessionId: string, text: string) =>
+  call(client, (c) => c.sendInput, { sessionId, text, idempotencyKey: '' }, md);
+const interrupt = (sessionId: string) => call(client, (c) => c.interruptTurn, { sessionId }, md);
+const stop = (sessionId: string, force = false) =>
+  call(client, (c) => c.stopSession, { sessionId, force }, md);
+const get = (sessionId: string) => call(client, (c) => c.getSession, { sessionId }, md);
+
+/** All events from the start until `until(all)` holds (or the stream ends). */
+async function eventsUntil(
+  sessionId: string,
+  until?: (all: SessionEvent[]) => boolean,
+): Promise<SessionEvent[]> {
+  const { events } = await collect(
+    streamEvents(client, { sessionId, afterSeq: 0n }, md),
+    until ? (_e, all) => until(all) : undefined,
+  );
+  return events;
+}
+const count = (type: EventType) => (all: SessionEvent[]) =>
+  all.filter((e) => e.type === type).length;
+const completedTurns = (n: number) => (all: SessionEvent[]) =>
+  count(T.EVENT_TYPE_TURN_COMPLETED)(all) >= n;
+const ofType = (all: SessionEvent[], type: EventType) => all.filter((e) => e.type === type);
+const readLog = (name: string) =>
+  readFileSync(join(logDir, name), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> });
+
+describe('codex adapter through the daemon', () => {
+  it('ListProviders shows the version, capabilities and the login-status auth state', async () => {
+    const { providers } = await call(client, (c) => c.listProviders, {}, md);
+    const plain = providers.find((p) => p.id === 'codex');
+    expect(plain).toMatchObject({
+      available: true,
+      version: '0.169.0',
+      binaryPath: FAKE_CODEX,
+      authState: ProviderAuthState.PROVIDER_AUTH_STATE_UNAUTHENTICATED,
+      capabilities: {
+        structuredEvents: true,
+        multiTurn: true,
+        interrupt: true,
+        permissionRequests: true,
+      },
+    });
+    expect(plain?.authDetail).toContain('not logged in');
+    expect(providers.find((p) => p.id === 'codex_login')).toMatchObject({
+      authState: ProviderAuthState.PROVIDER_AUTH_STATE_AUTHENTICATED,
+      authDetail: 'logged in using an API key',
+    });
+  });
+
+  it('streams a text turn as deltas and a message, then a second turn on the same thread', async () => {
+    const { sessionId } = await start('codex');
+    const thread = readLog('codex.log').find((m) => m.method === 'thread/start');
+    expect(thread?.params).toEqual({
+      cwd: daemon.repo,
+      approvalPolicy: 'untrusted',
+      sandbox: 'read-only',
+    });
+
+    await send(sessionId, 'hello there');
+    const first = await eventsUntil(sessionId, completedTurns(1));
+    const turnId = ofType(first, T.EVENT_TYPE_TURN_STARTED)[0]?.turnId ?? '';
+    expect(turnId).toMatch(/^[0-9a-f]{8}-/);
+    const turn = first.filter((e) => e.turnId === turnId);
+    expect(turn.map((e) => e.type)).toEqual([
+      T.EVENT_TYPE_TURN_STARTED,
+      ...ofType(first, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).map(
+        () => T.EVENT_TYPE_AGENT_MESSAGE_DELTA,
+      ),
+      T.EVENT_TYPE_AGENT_MESSAGE,
+      T.EVENT_TYPE_TURN_COMPLETED,
+    ]);
+    const deltas = ofType(turn, T.EVENT_TYPE_AGENT_MESSAGE_DELTA);
+    expect(deltas.length).toBeGreaterThan(3);
+    const message = ofType(turn, T.EVENT_TYPE_AGENT_MESSAGE)[0];
+    expect(message?.text).toBe('Hello from fake codex. You said: hello there');
+    expect(deltas.map((e) => e.text).join('')).toBe(message?.text);
+    const input = ofType(first, T.EVENT_TYPE_INPUT_RECEIVED)[0];
+    expect(Number(input?.seq)).toBeLessThan(Number(turn[0]?.seq));
+    expect(turn.at(-1)).toMatchObject({
+      text: 'completed',
+      done: true,
+      data: {
+        status: 'completed',
+        interrupted: false,
+        usage: { total: { totalTokens: 16 }, last: { outputTokens: 5 } },
+      },
+    });
+
+    await send(sessionId, 'and again');
+    const both = await eventsUntil(sessionId, completedTurns(2));
+    const second = ofType(both, T.EVENT_TYPE_TURN_STARTED)[1]?.turnId;
+    expect(second).toBeTruthy();
+    expect(second).not.toBe(turnId);
+    expect(
+      both.find((e) => e.type === T.EVENT_TYPE_AGENT_MESSAGE && e.turnId === second)?.text,
+    ).toBe('Hello from fake codex. You said: and again');
+    expect(readLog('codex.log').filter((m) => m.method === 'turn/start')).toHaveLength(2);
+    await stop(sessionId);
+  });
+
+  it('permissions deny: the command approval is cancelled and nothing runs', async () => {
+    const { sessionId } = await start('codex');
+    await send(sessionId, 'please USE_TOOL');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    const calls = ofType(all, T.EVENT_TYPE_TOOL_CALL);
+    expect(calls.map((e) => e.data)).toEqual([
+      expect.objectContaining({ name: 'commandExecution', tool_call_id: expect.any(String) }),
+      expect.objectContaining({
+        approval_request: 'item/commandExecution/requestApproval',
+        permission: 'deny',
+        decision: 'cancel',
+      }),
+    ]);
+    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data).toMatchObject({
+      status: 'declined',
+      is_error: true,
+    });
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({
+      status: 'interrupted',
+    });
+    expect(existsSync(join(daemon.repo, 'codex_created.txt'))).toBe(false);
+
+    // A file change can be declined without ending the turn.
+    await send(sessionId, 'EDIT_FILE please');
+    const more = await eventsUntil(sessionId, completedTurns(2));
+    const approval = ofType(more, T.EVENT_TYPE_TOOL_CALL).find(
+      (e) => e.data?.approval_request === 'item/fileChange/requestApproval',
+    );
+    expect(approval?.data).toMatchObject({ permission: 'deny', decision: 'decline' });
+    expect(ofType(more, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('The edit was declined.');
+    expect(ofType(more, T.EVENT_TYPE_TURN_COMPLETED).at(-1)?.data).toMatchObject({
+      status: 'completed',
+    });
+    expect(existsSync(join(daemon.repo, 'notes.txt'))).toBe(false);
+    await stop(sessionId);
+  });
+
+  it('permissions allow: the command is accepted, runs and reports its exit code', async () => {
+    const { sessionId } = await start('codex_allow');
+    await send(sessionId, 'please USE_TOOL');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    expect(ofType(all, T.EVENT_TYPE_TOOL_CALL)[1]?.data).toMatchObject({
+      permission: 'allow',
+      decision: 'accept',
+    });
+    const result = ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0];
+    expect(result?.data).toMatchObject({
+      name: 'commandExecution',
+      status: 'completed',
+      exit_code: 0,
+      is_error: false,
+    });
+    expect(result?.data?.tool_call_id).toBe(
+      ofType(all, T.EVENT_TYPE_TOOL_CALL)[0]?.data?.tool_call_id,
+    );
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text).toBe('Tool ran fine.');
+    expect(existsSync(join(daemon.repo, 'codex_created.txt'))).toBe(true);
+    await stop(sessionId);
+  });
+
+  it('interrupts a turn mid-stream; the session lives on and the next turn works', async () => {
+    const { sessionId } = await start('codex');
+    await send(sessionId, 'HANG here');
+    const early = await eventsUntil(
+      sessionId,
+      (all) => count(T.EVENT_TYPE_AGENT_MESSAGE_DELTA)(all) >= 1,
+    );
+    const turnId = ofType(early, T.EVENT_TYPE_TURN_STARTED)[0]?.turnId;
+    const res = await interrupt(sessionId);
+    expect(res).toEqual({ interrupted: true, turnId });
+    const after = await eventsUntil(sessionId, completedTurns(1));
+    expect(ofType(after, T.EVENT_TYPE_TURN_COMPLETED)[0]).toMatchObject({
+      turnId,
+      data: { status: 'interrupted', interrupted: true },
+    });
+    expect(await interrupt(sessionId)).toEqual({ interrupted: false, turnId: '' });
+    expect((await get(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+
+    await send(sessionId, 'next');
+    const next = await eventsUntil(sessionId, completedTurns(2));
+    expect(ofType(next, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data).toMatchObject({
+      status: 'completed',
+    });
+    await stop(sessionId);
+  });
+
+  it('an auth failure is AGENT_ERROR with the 401 message and a failed turn; the session survives', async () => {
+    const { sessionId } = await start('codex_auth');
+    await send(sessionId, 'hi');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    const errors = ofType(all, T.EVENT_TYPE_AGENT_ERROR);
+    expect(errors.map((e) => e.data?.will_retry)).toEqual([true, true, false, undefined]);
+    expect(errors[2]?.error).toMatch(/^unexpected status 401 Unauthorized/);
+    expect(errors[3]?.text).toMatch(/^codex turn failed: unexpected status 401 Unauthorized/);
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]).toMatchObject({
+      error: expect.stringMatching(/^unexpected status 401/),
+      data: { status: 'failed' },
+    });
+    expect((await get(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+    await stop(sessionId);
+  });
+
+  it('a retry storm hits turn_timeout: AGENT_ERROR, then the turn is interrupted', async () => {
+    const { sessionId } = await start('codex_storm');
+    await send(sessionId, 'hi');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    const retries = ofType(all, T.EVENT_TYPE_AGENT_ERROR).filter((e) => e.data?.will_retry);
+    expect(retries.length).toBeGreaterThan(3);
+    expect(retries[0]?.text).toMatch(/^codex: Reconnecting\.\.\. 1\/5/);
+    const timeout = ofType(all, T.EVENT_TYPE_AGENT_ERROR).find(
+      (e) => e.data?.reason === 'turn_timeout',
+    );
+    expect(timeout?.error).toBe('turn timeout');
+    const done = ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0];
+    expect(done).toMatchObject({ turnId: timeout?.turnId, data: { status: 'interrupted' } });
+    expect(Number(done?.seq)).toBeGreaterThan(Number(timeout?.seq));
+    expect((await get(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+    await stop(sessionId);
+  });
+
+  it('a crash mid-turn fails the session with the exit code and the stderr tail', async () => {
+    const { sessionId } = await start('codex_crash');
+    await send(sessionId, 'hi');
+    const all = await eventsUntil(sessionId);
+    const last = all.at(-1);
+    expect(last?.type).toBe(T.EVENT_TYPE_SESSION_FAILED);
+    expect(last?.data).toMatchObject({ exit_code: 101, reason: 'crashed' });
+    expect(String(last?.data?.stderr_tail)).toContain('fake codex crashed mid-turn');
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).length).toBeGreaterThan(0);
+  });
+
+  it('stops an agent that ignores SIGTERM and EOF: the whole group is killed', async () => {
+    const { sessionId, pid } = await start('codex_stubborn');
+    const early = await eventsUntil(sessionId, (all) => all.some((e) => /helper \d+/.test(e.text)));
+    const helper = Number(/helper (\d+)/.exec(early.map((e) => e.text).join('\n'))?.[1]);
+    expect(isAlive(helper)).toBe(true);
+    expect((await stop(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
+    expect(await waitFor(() => groupMembers(pid).length === 0, 5000)).toBe(true);
+    expect(isAlive(helper)).toBe(false);
+    expect((await eventsUntil(sessionId)).at(-1)?.data).toMatchObject({ signal: 'SIGKILL' });
+  });
+
+  it('stops gracefully by closing stdin; a helper the agent left behind is killed with the group', async () => {
+    const { sessionId } = await start('codex_helper');
+    const early = await eventsUntil(sessionId, (all) => all.some((e) => /helper \d+/.test(e.text)));
+    const helper = Number(/helper (\d+)/.exec(early.map((e) => e.text).join('\n'))?.[1]);
+    expect(isAlive(helper)).toBe(true);
+    await stop(sessionId);
+    expect((await eventsUntil(sessionId)).at(-1)?.data).toMatchObject({
+      reason: 'stop_requested',
+      exit_code: 0,
+    });
+    expect(await waitFor(() => !isAlive(helper), 3000)).toBe(true);
+  });
+
+  it('keeps malformed, stray and unterminated lines as STDOUT and loses nothing', async () => {
+    const { sessionId } = await start('codex_noise');
+    await send(sessionId, 'hi');
+    await eventsUntil(sessionId, completedTurns(1));
+    await stop(sessionId);
+    const all = await eventsUntil(sessionId);
+    expect(
+      ofType(all, T.EVENT_TYPE_STDOUT)
+        .filter((e) => e.stream === 'stdout')
+        .map((e) => e.text),
+    ).toEqual([
+      'fake codex banner: not JSON at all',
+      '{"method":"item/agentMessage/delta","params":{"threadId":',
+      '["a JSON array is not a message"]',
+      'last words without a newline',
+    ]);
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).map((e) => e.text)).toEqual([
+      'joined across writes',
+      'After ',
+      'the ',
+      'noise.',
+    ]);
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text).toBe('After the noise.');
+    expect(all.at(-1)?.type).toBe(T.EVENT_TYPE_SESSION_STOPPED);
+  });
+
+  it('a flood of deltas arrives complete and in order', async () => {
+    const { sessionId } = await start('codex_flood');
+    await send(sessionId, 'go');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    const deltas = ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).map((e) => e.text);
+    expect(deltas).toHaveLength(3000);
+    expect(deltas.slice(0, 3)).toEqual(['0 ', '1 ', '2 ']);
+    expect(deltas.join('')).toBe(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text);
+    await stop(sessionId);
+  });
+
+  it('agent_opts: unknown keys and dangerous values are INVALID_ARGUMENT with nothing spawned', async () => {
+    for (const opts of [
+      { profile: 'x' },
+      { sandbox: 'danger-full-access' },
+      { approval_policy: 'never' },
+      { sandbox: '--dangerously-bypass-approvals-and-sandbox' },
+    ]) {
+      expect(await codeOf(start('codex_opts', opts))).toBe(status.INVALID_ARGUMENT);
+    }
+    expect(existsSync(join(logDir, 'opts.log'))).toBe(false);
+
+    const { sessionId } = await start('codex_opts', {
+      sandbox: 'workspace-write',
+      approval_policy: 'on-request',
+      model: 'gpt-5.1-codex',
+    });
+    expect(readLog('opts.log').find((m) => m.method === 'thread/start')?.params).toEqual({
+      cwd: daemon.repo,
+      sandbox: 'workspace-write',
+      approvalPolicy: 'on-request',
+      model: 'gpt-5.1-codex',
+    });
+    await stop(sessionId);
+  });
+
+  it('config default_opts may choose the dangerous modes, and they reach thread/start', async () => {
+    const { sessionId } = await start('codex_full');
+    expect(readLog('full.log').find((m) => m.method === 'thread/start')?.params).toEqual({
+      cwd: daemon.repo,
+      sandbox: 'danger-full-access',
+      approvalPolicy: 'never',
+    });
+    await stop(sessionId);
+  });
+});
