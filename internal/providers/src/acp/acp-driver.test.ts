@@ -363,6 +363,24 @@ describe('AcpDriver answers the agent', () => {
       result: { outcome: { outcome: 'selected', optionId: 'once' } },
     });
     expect(t.events.at(-1)).toMatchObject({ type: 'TOOL_CALL', turnId: 'turn-1' });
+    // Once the turn is being cancelled, further requests are answered "cancelled".
+    void t.driver.interrupt();
+    t.feed({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'session/request_permission',
+      params: {
+        toolCall: { toolCallId: 't2' },
+        options: [{ optionId: 'once', kind: 'allow_once' }],
+      },
+    });
+    await tick();
+    expect(t.last()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { outcome: { outcome: 'cancelled' } },
+    });
+    t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'cancelled' } });
   });
 
   it('refuses fs/* and terminal/* (no such capability was advertised) and unknown methods', async () => {

@@ -12,7 +12,7 @@ import {
   newSessionInfo,
   str,
 } from './acp-schema.js';
-import { answerPermission } from './permission-answer.js';
+import { answerPermission, type PermissionAnswer } from './permission-answer.js';
 import { UpdateMapper } from './update-mapper.js';
 
 export interface AcpDriverOptions {
@@ -295,7 +295,10 @@ export class AcpDriver implements ProtocolDriver {
     this.announceTurn();
     if (method === ACP_METHODS.requestPermission) {
       const p = isRecord(params) ? params : {};
-      const answer = answerPermission(this.ctx.permissions, p.options);
+      // After session/cancel, ACP wants every permission request answered "cancelled".
+      const answer: PermissionAnswer = this.running?.cancelRequested
+        ? { outcome: { outcome: 'cancelled' }, decision: this.ctx.permissions }
+        : answerPermission(this.ctx.permissions, p.options);
       this.mapper.permission(p.toolCall, answer, this.running?.turnId);
       return { outcome: answer.outcome };
     }
