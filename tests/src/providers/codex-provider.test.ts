@@ -1,0 +1,123 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type AgentEvent, type AgentHandle, createProviders } from '@agent-bridge/providers';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, waitFor } from '../harness/index.js';
+
+// The codex provider on its own (no daemon) against the fake CLI: the
+// request kinds the daemon tests do not reach, queued input, isolation.
+
+const FAKE_CODEX = join(REPO_ROOT, 'tests/fixtures/fake-codex.mjs');
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'codex-provider-')));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function provider(extra: Record<string, unknown> = {}, env: Record<string, string> = {}) {
+  const def = { adapter: 'codex', binary: FAKE_CODEX, args: [], env, ...extra };
+  const p = createProviders({ codex: def }).get('codex');
+  if (!p) throw new Error('no provider');
+  return p;
+}
+
+async function start(
+  p: ReturnType<typeof provider>,
+): Promise<{ handle: AgentHandle; events: AgentEvent[] }> {
+  const events: AgentEvent[] = [];
+  const repo = realpathSync(mkdtempSync(join(dir, 'repo-')));
+  const handle = await p.start({
+    projectId: 'p',
+    sessionId: '7d6c5b4a-3f2e-4d1c-8b9a-0f1e2d3c4b5a',
+    repoPath: repo,
+    options: {},
+    spawned: () => {},
+    emit: (e) => events.push(e),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { handle, events };
+}
+
+const completed = (events: AgentEvent[], n: number) =>
+  waitFor(() => events.filter((e) => e.type === 'TURN_COMPLETED').length >= n);
+const messages = (events: AgentEvent[]) =>
+  events.filter((e) => e.type === 'AGENT_MESSAGE').map((e) => e.text);
+
+describe('CodexProvider with the fake codex CLI', () => {
+  it('grants a permissions request exactly as asked when allowed, and nothing when denied', async () => {
+    for (const [permissions, expected] of [
+      ['allow', 'Granted: {"network":{"enabled":true}} for turn'],
+      ['deny', 'Granted: {} for turn'],
+    ] as const) {
+      const { handle, events } = await start(provider({ permissions }));
+      handle.send('ASK_PERMS');
+      expect(await completed(events, 1)).toBe(true);
+      expect(messages(events)).toEqual([expected]);
+      expect(events.find((e) => e.type === 'TOOL_CALL')?.data).toMatchObject({
+        name: 'permissions',
+        permission: permissions,
+        approval_request: 'item/permissions/requestApproval',
+      });
+      await handle.stop({ force: false, gracePeriodMs: 2000 });
+    }
+  });
+
+  it('answers a user-input request with no answers and records it', async () => {
+    const { handle, events } = await start(provider({ permissions: 'allow' }));
+    handle.send('ASK_USER');
+    expect(await completed(events, 1)).toBe(true);
+    expect(messages(events)).toEqual(['Answers: {}']);
+    expect(events.find((e) => e.type === 'TOOL_CALL')?.data).toMatchObject({
+      name: 'requestUserInput',
+      decision: 'no answer',
+    });
+    await handle.stop({ force: false, gracePeriodMs: 2000 });
+  });
+
+  it('an allowed file change is written; each queued input becomes its own turn, in order', async () => {
+    const { handle, events } = await start(provider({ permissions: 'allow' }));
+    handle.send('EDIT_FILE');
+    handle.send('one');
+    handle.send('two');
+    expect(await completed(events, 3)).toBe(true);
+    expect(messages(events)).toEqual([
+      'Wrote notes.txt.',
+      'Hello from fake codex. You said: one',
+      'Hello from fake codex. You said: two',
+    ]);
+    const ids = events.filter((e) => e.type === 'TURN_STARTED').map((e) => e.turnId);
+    expect(new Set(ids).size).toBe(3);
+    const result = events.find((e) => e.type === 'TOOL_RESULT');
+    expect(result?.data).toMatchObject({
+      name: 'fileChange',
+      status: 'completed',
+      is_error: false,
+    });
+    const path = (result?.data?.output as { path: string }[])[0]?.path ?? '';
+    expect(readFileSync(path, 'utf8')).toBe('hello\n');
+    expect(await handle.stop({ force: false, gracePeriodMs: 2000 })).toEqual({
+      exitCode: 0,
+      signal: null,
+    });
+  });
+
+  it('with isolate_home codex gets its own CODEX_HOME, removed with the session', async () => {
+    const p = provider({ isolateHome: true });
+    const { handle, events } = await start(p);
+    const thread = events.find((e) => e.text.startsWith('codex thread'));
+    expect(thread).toBeDefined();
+    const status = await p.health();
+    expect(status).toMatchObject({ available: true, version: '0.169.0', authState: 'unknown' });
+    expect(status.authDetail).toContain('isolate_home');
+    const homes = readdirSync(tmpdir()).filter((d) => d.startsWith('agent-bridge-home-7d6c5b4a'));
+    expect(homes).toHaveLength(1);
+    const rollouts = readdirSync(join(tmpdir(), homes[0] ?? '', '.codex', 'sessions'));
+    expect(rollouts).toEqual([expect.stringMatching(/^rollout-.*\.jsonl$/)]);
+    await handle.stop({ force: false, gracePeriodMs: 2000 });
+    for (const h of homes) expect(existsSync(join(tmpdir(), h))).toBe(false);
+  });
+
+  it('is unavailable, with the reason, when the binary does not exist', async () => {
+    const status = await provider({ binary: '/nonexistent/codex' }).health();
+    expect(status).toMatchObject({ available: false, version: '' });
+    expect(status.error).toContain('/nonexistent/codex');
+  });
+});
