@@ -185,7 +185,9 @@ describe('codex adapter through the daemon', () => {
       data: {
         status: 'completed',
         interrupted: false,
-        usage: { total: { totalTokens: 16 }, last: { outputTokens: 5 } },
+        usage: { total_tokens: 16, input_tokens: 11, output_tokens: 5 },
+        thread_usage: { total_tokens: 16 },
+        context_window: 258400,
       },
     });
 
@@ -197,6 +199,10 @@ describe('codex adapter through the daemon', () => {
     expect(
       both.find((e) => e.type === T.EVENT_TYPE_AGENT_MESSAGE && e.turnId === second)?.text,
     ).toBe('Hello from fake codex. You said: and again');
+    expect(ofType(both, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data).toMatchObject({
+      usage: { total_tokens: 16 },
+      thread_usage: { total_tokens: 32 },
+    });
     expect(readLog('codex.log').filter((m) => m.method === 'turn/start')).toHaveLength(2);
     await stop(sessionId);
   });

@@ -230,7 +230,16 @@ describe('CodexDriver turns (captured x4 session)', () => {
         status: 'completed',
         interrupted: false,
         duration_ms: 408,
-        usage: { total: { totalTokens: 32, inputTokens: 22 }, modelContextWindow: 258400 },
+        usage: {
+          total_tokens: 32,
+          input_tokens: 22,
+          cached_input_tokens: 0,
+          cache_write_input_tokens: 0,
+          output_tokens: 10,
+          reasoning_output_tokens: 0,
+        },
+        thread_usage: { total_tokens: 32 },
+        context_window: 258400,
       },
     });
     // The approval was answered on the request's own id.
@@ -278,7 +287,13 @@ describe('CodexDriver turns (captured x4 session)', () => {
     expect(h.events.at(-1)).toMatchObject({
       type: 'TURN_COMPLETED',
       turnId: TURN2,
-      data: { status: 'interrupted', interrupted: true, duration_ms: 812 },
+      // This driver saw no earlier turn, so the whole thread total is this turn's.
+      data: {
+        status: 'interrupted',
+        interrupted: true,
+        duration_ms: 812,
+        usage: { total_tokens: 32 },
+      },
     });
     expect(await h.driver.interrupt()).toEqual({ interrupted: false, turnId: '' });
   });

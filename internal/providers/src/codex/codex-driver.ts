@@ -5,6 +5,7 @@ import { InputClosedError } from '../supervised-process.js';
 import { answerApproval } from './approvals.js';
 import { threadStartParams } from './codex-options.js';
 import { type Item, itemCompleted, itemStarted } from './item-events.js';
+import { type TokenCounts, tokenCounts, usageSince } from './token-usage.js';
 
 /** Bound on our requests once the session runs (start-up is bounded by startup_timeout). */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -40,8 +41,12 @@ export class CodexDriver implements ProtocolDriver {
   /** Settles when the starting turn has its id, or failed to start. */
   private starting: Promise<void> | undefined;
   private readonly queue: string[] = [];
-  /** The latest thread/tokenUsage/updated of the running turn. */
-  private usage: unknown = null;
+  /** The thread's token total as last reported, and what it was when the running turn began. */
+  private threadTotal: TokenCounts = {};
+  private turnBaseline: TokenCounts = {};
+  private contextWindow: number | null = null;
+  /** Whether codex reported usage during the running turn. */
+  private usageSeen = false;
   private readonly endWaiters = new Map<string, Array<(status: string | undefined) => void>>();
   private writeError: unknown;
   private exited = false;
@@ -148,6 +153,8 @@ export class CodexDriver implements ProtocolDriver {
     this.writeError = undefined;
     const provisional = this.ctx.turns.begin();
     this.phase = 'starting';
+    this.turnBaseline = this.threadTotal;
+    this.usageSeen = false;
     const req = this.peer.request(
       'turn/start',
       { threadId: this.threadId, input: [{ type: 'text', text, text_elements: [] }] },
@@ -170,7 +177,6 @@ export class CodexDriver implements ProtocolDriver {
     if (!id || this.phase !== 'starting') return;
     this.turnId = id;
     this.phase = 'running';
-    this.usage = null;
     this.ctx.turns.adopt(id);
     this.ctx.emit({
       type: 'TURN_STARTED',
@@ -219,10 +225,13 @@ export class CodexDriver implements ProtocolDriver {
       });
     }
     const current = !id || id === this.turnId;
+    const seen = current && this.usageSeen;
     const data: EventData = {
       status,
       interrupted: status === 'interrupted',
-      usage: current ? this.usage : null,
+      usage: seen ? usageSince(this.threadTotal, this.turnBaseline) : null,
+      thread_usage: seen ? this.threadTotal : null,
+      context_window: this.contextWindow,
       duration_ms: turn.durationMs ?? null,
     };
     if (message) data.error = message;
@@ -238,7 +247,6 @@ export class CodexDriver implements ProtocolDriver {
     if (current) {
       this.turnId = undefined;
       this.phase = 'idle';
-      this.usage = null;
       this.ctx.turns.end();
     }
     const waiters = this.endWaiters.get(id);
@@ -309,9 +317,15 @@ export class CodexDriver implements ProtocolDriver {
         if (ev) this.ctx.emit(ev);
         return;
       }
-      case 'thread/tokenUsage/updated':
-        if (!p.turnId || p.turnId === this.turnId) this.usage = p.tokenUsage ?? null;
+      case 'thread/tokenUsage/updated': {
+        const usage = asRecord(p.tokenUsage);
+        this.threadTotal = tokenCounts(usage.total);
+        if (typeof usage.modelContextWindow === 'number') {
+          this.contextWindow = usage.modelContextWindow;
+        }
+        if (!p.turnId || p.turnId === this.turnId) this.usageSeen = true;
         return;
+      }
       case 'error':
         this.ctx.emit(errorEvent(p, this.turnOf(p)));
         return;
