@@ -94,7 +94,7 @@ export function itemStarted(item: Item, turnId: string | undefined): AgentEvent 
     input: toolInput(item),
     item,
   };
-  return { type: 'TOOL_CALL', stream: 'stdout', text: toolSummary(item), turnId, data };
+  return { type: 'TOOL_CALL', stream: 'system', text: toolSummary(item), turnId, data };
 }
 
 /**
@@ -121,7 +121,7 @@ export function itemCompleted(item: Item, turnId: string | undefined): AgentEven
   if (type === 'commandExecution') data.exit_code = item.exitCode ?? null;
   return {
     type: 'TOOL_RESULT',
-    stream: 'stdout',
+    stream: 'system',
     text: `${toolSummary(item)}${item.status ? ` (${str(item.status)})` : ''}`,
     turnId,
     data,
