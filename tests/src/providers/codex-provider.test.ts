@@ -91,7 +91,7 @@ describe('CodexProvider with the fake codex CLI', () => {
       status: 'completed',
       is_error: false,
     });
-    const path = (result?.data?.output as { path: string }[])[0]?.path ?? '';
+    const path = ((result?.data?.output ?? []) as { path: string }[])[0]?.path ?? '';
     expect(readFileSync(path, 'utf8')).toBe('hello\n');
     expect(await handle.stop({ force: false, gracePeriodMs: 2000 })).toEqual({
       exitCode: 0,
