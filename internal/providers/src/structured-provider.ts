@@ -163,7 +163,10 @@ export abstract class StructuredProvider implements Provider {
     const emit = (e: AgentEvent) => spec.emit(e);
     // The timer's callback runs long after construction, when `driver` is set.
     const turns = new TurnTracker(this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS, (turnId) =>
-      this.onTurnTimeout(turnId, driver, emit, () => proc?.signalGroup('SIGKILL')),
+      this.onTurnTimeout(turnId, driver, emit, () => {
+        // A turn that completed while the interrupt was on its way needs no kill.
+        if (turns.current === turnId) proc?.signalGroup('SIGKILL');
+      }),
     );
     const ctx: DriverContext = {
       spec,
@@ -260,7 +263,10 @@ export abstract class StructuredProvider implements Provider {
     };
   }
 
-  /** A turn ran past turn_timeout: report it, interrupt it, and kill the agent if that fails. */
+  /**
+   * A turn ran past turn_timeout: report it, interrupt it, and kill the agent
+   * if that fails (`kill` checks that the turn is still the running one).
+   */
   private onTurnTimeout(
     turnId: string,
     driver: ProtocolDriver,
