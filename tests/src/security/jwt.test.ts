@@ -382,19 +382,24 @@ describe('secrets', () => {
   });
 
   it('a deny audit record names the method, the reason and the peer certificate, not the token', async () => {
-    const token = await mint({ aud: 'audit-probe' });
-    rejected.push(token);
-    const r = await outcome(call(w.client, (c) => c.listProviders, {}, bearer(token)));
-    expect(r.code).toBe(status.UNAUTHENTICATED);
     // Only complete lines: the log arrives in chunks and the last line may be cut.
-    const record = () =>
+    const records = () =>
       w.daemon
         .output()
         .split('\n')
         .slice(0, -1)
         .filter((l) => l.includes('"decision":"deny"') && l.includes('"ListProviders"'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .at(-1);
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // Earlier tests left deny records for ListProviders too, some maybe still
+    // in flight: let every earlier rejection be logged, then take this call's own.
+    const denies = () => (w.daemon.output().match(/"decision":"deny"/g) ?? []).length;
+    expect(await waitFor(() => denies() >= rejected.length, 20_000)).toBe(true);
+    const before = records().length;
+    const token = await mint({ aud: 'audit-probe' });
+    rejected.push(token);
+    const r = await outcome(call(w.client, (c) => c.listProviders, {}, bearer(token)));
+    expect(r.code).toBe(status.UNAUTHENTICATED);
+    const record = () => records().slice(before).at(-1);
     expect(await waitFor(() => record() !== undefined, 20_000)).toBe(true);
     const rec = record()!;
     expect(rec).toMatchObject({ audit: 'auth', decision: 'deny', method: 'ListProviders' });
