@@ -1,20 +1,149 @@
 #!/usr/bin/env node
-// The built-in mock agent: a real child process that needs no credentials.
-// It answers each input line with a few lines that include the input text,
-// and exits when its stdin closes or on SIGTERM.
-import { createInterface } from 'node:readline';
+// The built-in mock agent: a real child process that needs no credentials
+// and speaks the subset of claude's stream-json protocol the claude adapter
+// uses (control initialize and interrupt, system/init per turn, text deltas,
+// the assistant message, and a result with usage). Each input is answered
+// with a short reply that quotes it, streamed a few words at a time. A
+// message containing "slow" streams slowly, so an interrupt can land.
+// It ignores its claude-style flags, exits when stdin closes or on SIGTERM.
+import { randomUUID } from 'node:crypto';
 
-const out = (line) => process.stdout.write(`${line}\n`);
-out(`mock agent ready in ${process.cwd()}`);
-
+const out = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
+const sessionId = argValue('--session-id') ?? randomUUID();
 let turn = 0;
-const rl = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
-rl.on('line', (line) => {
+let current; // { cancelled: boolean } while a turn streams
+const queue = [];
+
+function argValue(flag) {
+  const i = process.argv.indexOf(flag);
+  return i === -1 ? undefined : process.argv[i + 1];
+}
+
+function reply(text) {
+  const words = text.trim() === '' ? 0 : text.trim().split(/\s+/).length;
+  return `mock[${turn}]: received "${text}" (${text.length} characters, ${words} words). done`;
+}
+
+async function runTurn(text) {
   turn += 1;
-  const words = line.trim() === '' ? 0 : line.trim().split(/\s+/).length;
-  out(`mock[${turn}]: received "${line}"`);
-  out(`mock[${turn}]: ${line.length} characters, ${words} words`);
-  out(`mock[${turn}]: done`);
+  const state = { cancelled: false };
+  current = state;
+  const started = Date.now();
+  out({
+    type: 'system',
+    subtype: 'init',
+    cwd: process.cwd(),
+    session_id: sessionId,
+    model: 'mock',
+    permissionMode: 'default',
+    claude_code_version: 'mock',
+    tools: [],
+  });
+  const full = reply(text);
+  const pieces = full.match(/\S+\s*/g) ?? [full];
+  const delay = text.includes('slow') ? 200 : 2;
+  let sent = '';
+  for (const piece of pieces) {
+    if (state.cancelled) break;
+    out({
+      type: 'stream_event',
+      event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } },
+      session_id: sessionId,
+      parent_tool_use_id: null,
+    });
+    sent += piece;
+    await new Promise((r) => setTimeout(r, delay));
+  }
+  const message = {
+    id: `msg_mock_${turn}`,
+    type: 'message',
+    role: 'assistant',
+    model: 'mock',
+    content: [{ type: 'text', text: sent }],
+  };
+  out({ type: 'assistant', message, parent_tool_use_id: null, session_id: sessionId });
+  const usage = {
+    input_tokens: text.length,
+    output_tokens: sent.length,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
+  const base = {
+    type: 'result',
+    duration_ms: Date.now() - started,
+    duration_api_ms: 0,
+    num_turns: 1,
+    session_id: sessionId,
+    total_cost_usd: 0,
+    usage,
+    permission_denials: [],
+  };
+  if (state.cancelled) {
+    out({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] },
+      session_id: sessionId,
+      parent_tool_use_id: null,
+    });
+    out({ ...base, subtype: 'error_during_execution', is_error: true, stop_reason: null });
+  } else {
+    out({ ...base, subtype: 'success', is_error: false, result: sent, stop_reason: 'end_turn' });
+  }
+  current = undefined;
+  const next = queue.shift();
+  if (next !== undefined) void runTurn(next);
+}
+
+function onLine(line) {
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if (msg.type === 'control_request') {
+    const id = msg.request_id;
+    if (msg.request?.subtype === 'initialize') {
+      out({
+        type: 'control_response',
+        response: {
+          subtype: 'success',
+          request_id: id,
+          response: { commands: [], models: [{ value: 'mock' }], pid: process.pid },
+        },
+      });
+    } else if (msg.request?.subtype === 'interrupt') {
+      if (current) current.cancelled = true;
+      out({ type: 'control_response', response: { subtype: 'success', request_id: id } });
+    } else {
+      out({
+        type: 'control_response',
+        response: {
+          subtype: 'error',
+          request_id: id,
+          error: `unsupported control request ${msg.request?.subtype}`,
+        },
+      });
+    }
+    return;
+  }
+  if (msg.type === 'user') {
+    const c = msg.message?.content;
+    const text =
+      typeof c === 'string' ? c : Array.isArray(c) ? c.map((b) => b.text ?? '').join('') : '';
+    if (current) queue.push(text);
+    else void runTurn(text);
+  }
+}
+
+let buf = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => {
+  buf += d;
+  for (let i = buf.indexOf('\n'); i !== -1; i = buf.indexOf('\n')) {
+    onLine(buf.slice(0, i));
+    buf = buf.slice(i + 1);
+  }
 });
-rl.on('close', () => process.exit(0));
+process.stdin.on('end', () => process.exit(0));
 process.on('SIGTERM', () => process.exit(0));

@@ -1,6 +1,7 @@
 export { ACP_OPTION_SPECS, AcpProvider, type AcpProviderOptions } from './acp/acp-provider.js';
 export { CachedProbe, probeOutput, resolveBinary } from './binary-probe.js';
 export { childEnv, INHERITED_ENV } from './child-env.js';
+export { ClaudeProvider } from './claude/claude-provider.js';
 export { CodexProvider } from './codex/codex-provider.js';
 export type { AgentEvent, EventData, EventStream, EventType } from './events.js';
 export { JsonRpcError, JsonRpcPeer, type JsonRpcPeerOptions } from './json-rpc-peer.js';

@@ -1,27 +1,24 @@
 import { fileURLToPath } from 'node:url';
+import { ClaudeProvider } from './claude/claude-provider.js';
 import type { ProviderStatus } from './provider.js';
-import { type ProcessProviderOptions, StdioProvider } from './stdio-provider.js';
+import type { StructuredProviderOptions } from './structured-provider.js';
 
 /** Path of the built-in mock agent script shipped with this package. */
 export const MOCK_AGENT_PATH = fileURLToPath(new URL('../bin/mock-agent.mjs', import.meta.url));
 
 /**
  * The built-in agent: a real child process (Node running bin/mock-agent.mjs)
- * that answers each input with a few lines containing it. Needs no binary on
- * PATH and no credentials, so a fresh install works end to end.
+ * that speaks the claude stream-json subset, driven by the claude adapter.
+ * Needs no binary on PATH and no credentials, so a fresh install shows
+ * structured events (turns, deltas, messages, usage) end to end.
  */
-export class MockProvider extends StdioProvider {
-  constructor(opts: Omit<ProcessProviderOptions, 'binary'> & { binary?: string }) {
-    // The mock announces itself; waiting for that line makes start-up real.
-    super({
-      ...opts,
-      binary: opts.binary || process.execPath,
-      readyPattern: opts.readyPattern || '^mock agent ready',
-    });
+export class MockProvider extends ClaudeProvider {
+  constructor(opts: Omit<StructuredProviderOptions, 'binary'> & { binary?: string }) {
+    super({ ...opts, binary: opts.binary || process.execPath });
   }
 
   protected override async command() {
-    return { file: process.execPath, args: [MOCK_AGENT_PATH, ...this.opts.args] };
+    return { file: process.execPath, prefix: [MOCK_AGENT_PATH] };
   }
 
   protected override async probeHealth(): Promise<ProviderStatus> {

@@ -1,4 +1,5 @@
 import { AcpProvider } from './acp/acp-provider.js';
+import { ClaudeProvider } from './claude/claude-provider.js';
 import { CodexProvider } from './codex/codex-provider.js';
 import { MockProvider } from './mock-provider.js';
 import type { Provider } from './provider.js';
@@ -25,6 +26,7 @@ type Factory = (id: string, def: ProviderDefinition, parentEnv: NodeJS.ProcessEn
 const ADAPTERS: Record<string, Factory> = {
   stdio: (id, def, parentEnv) => new StdioProvider({ id, ...def, parentEnv }),
   mock: (id, def, parentEnv) => new MockProvider({ id, ...def, parentEnv }),
+  claude: (id, def, parentEnv) => new ClaudeProvider({ id, ...def, parentEnv }),
   codex: (id, def, parentEnv) => new CodexProvider({ id, ...def, parentEnv }),
   acp: (id, def, parentEnv) => new AcpProvider({ id, ...def, parentEnv }),
 };

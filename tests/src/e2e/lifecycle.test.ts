@@ -67,8 +67,9 @@ describe('session lifecycle through every RPC (mock agent, real mTLS + JWT)', ()
     expect(isAlive(got.pid)).toBe(true);
 
     // A live reader first, so it sees replay and then the live tail.
-    const live = collect(streamEvents(client, { sessionId, afterSeq: 0n }, md), (e) =>
-      e.text.includes('done'),
+    const live = collect(
+      streamEvents(client, { sessionId, afterSeq: 0n }, md),
+      (e) => e.type === EventType.EVENT_TYPE_TURN_COMPLETED,
     );
     const sent = await call(
       client,
@@ -84,11 +85,20 @@ describe('session lifecycle through every RPC (mock agent, real mTLS + JWT)', ()
     const input = events.find((e) => e.type === EventType.EVENT_TYPE_INPUT_RECEIVED);
     expect(input?.seq).toBe(sent.seq);
     expect(input?.text).toBe('hello bridge');
-    const echoed = events.filter(
-      (e) => e.type === EventType.EVENT_TYPE_STDOUT && e.text.includes('hello bridge'),
+    // The mock speaks claude's stream-json: a turn of deltas, the message, the result.
+    const types = events.map((e) => e.type);
+    const echoed = events.find(
+      (e) => e.type === EventType.EVENT_TYPE_AGENT_MESSAGE && e.text.includes('hello bridge'),
     );
-    expect(echoed.length).toBeGreaterThan(0);
-    expect(Number(echoed[0]!.seq)).toBeGreaterThan(Number(sent.seq));
+    expect(Number(echoed?.seq)).toBeGreaterThan(Number(sent.seq));
+    const deltas = events.filter((e) => e.type === EventType.EVENT_TYPE_AGENT_MESSAGE_DELTA);
+    expect(deltas.map((e) => e.text).join('')).toBe(echoed?.text);
+    expect(types.indexOf(EventType.EVENT_TYPE_TURN_STARTED)).toBeLessThan(
+      types.indexOf(EventType.EVENT_TYPE_AGENT_MESSAGE_DELTA),
+    );
+    const done = events.at(-1)!;
+    expect(done.turnId).toBe(echoed?.turnId);
+    expect(done.data).toMatchObject({ status: 'completed', usage: { input_tokens: 12 } });
     for (const e of events) {
       expect(e).toMatchObject({ sessionId, projectId: 'alpha', provider: 'mock' });
       expect(e.timestamp).toBeInstanceOf(Date);
@@ -117,11 +127,16 @@ describe('session lifecycle through every RPC (mock agent, real mTLS + JWT)', ()
     expect(health.providers.find((p) => p.provider === 'mock')?.available).toBe(true);
 
     const providers = await call(client, (c) => c.listProviders, {}, md);
-    expect(providers.providers.find((p) => p.id === 'mock')).toMatchObject({ available: true });
+    expect(providers.providers.find((p) => p.id === 'mock')).toMatchObject({
+      available: true,
+      capabilities: { structuredEvents: true, multiTurn: true, interrupt: true },
+    });
 
-    expect(await codeOf(call(client, (c) => c.interruptTurn, { sessionId }, md))).toBe(
-      status.FAILED_PRECONDITION,
-    );
+    // Between turns there is nothing to interrupt; the session stays as it was.
+    expect(await call(client, (c) => c.interruptTurn, { sessionId }, md)).toMatchObject({
+      interrupted: false,
+      turnId: '',
+    });
 
     const stopped = await call(client, (c) => c.stopSession, { sessionId, force: false }, md);
     expect(stopped.status).toBe(SessionStatus.SESSION_STATUS_STOPPED);

@@ -1,0 +1,36 @@
+import { probeOutput } from '../binary-probe.js';
+import type { AuthProbe } from '../structured-provider.js';
+
+/**
+ * Reads `claude auth status`: JSON `{"loggedIn":…,"authMethod":…}`, rc 0
+ * when logged in, 1 when not. It does not validate a key, so "authenticated"
+ * means "credentials configured".
+ */
+export function interpretAuthStatus(r: { ok: boolean; output: string }): AuthProbe {
+  const json = /\{[\s\S]*\}/.exec(r.output)?.[0];
+  let parsed: { loggedIn?: unknown; authMethod?: unknown } | undefined;
+  try {
+    parsed = json ? JSON.parse(json) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed && typeof parsed.loggedIn === 'boolean') {
+    const method = typeof parsed.authMethod === 'string' ? parsed.authMethod : 'unknown';
+    return parsed.loggedIn
+      ? { state: 'authenticated', detail: `credentials configured (${method}); not validated` }
+      : { state: 'unauthenticated', detail: 'not logged in (claude auth status)' };
+  }
+  const first = (r.output.split('\n')[0] ?? '').trim();
+  return {
+    state: 'unknown',
+    detail: `claude auth status failed: ${first.slice(0, 200) || 'no output (timed out?)'}`,
+  };
+}
+
+export async function probeAuthStatus(
+  binaryPath: string,
+  env: Record<string, string>,
+  timeoutMs = 10_000,
+): Promise<AuthProbe> {
+  return interpretAuthStatus(await probeOutput(binaryPath, ['auth', 'status'], { env, timeoutMs }));
+}
