@@ -4,8 +4,6 @@ import { InputClosedError } from '../supervised-process.js';
 
 /** How long an interrupt waits for its acknowledgement and for the turn's result. */
 const INTERRUPT_CONFIRM_MS = 5_000;
-/** Bound on control requests once the session runs (start-up has startup_timeout). */
-const CONTROL_TIMEOUT_MS = 30_000;
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj =>

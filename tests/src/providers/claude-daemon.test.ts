@@ -1,0 +1,391 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type BridgeServiceClient,
+  EventType,
+  ProviderAuthState,
+  type SessionEvent,
+  SessionStatus,
+} from '@agent-bridge/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bearer,
+  call,
+  codeOf,
+  collect,
+  connect,
+  createTestPki,
+  groupMembers,
+  isAlive,
+  mintToken,
+  REPO_ROOT,
+  startDaemon,
+  status,
+  streamEvents,
+  type TestDaemon,
+  type TestPki,
+  waitFor,
+} from '../harness/index.js';
+
+// The claude adapter end to end: the real daemon over mTLS + JWT, driving
+// tests/fixtures/fake-claude.mjs (claude -p stream-json of Claude Code 2.1.197),
+// and the built-in mock, which speaks the same protocol.
+
+const FAKE_CLAUDE = join(REPO_ROOT, 'tests/fixtures/fake-claude.mjs');
+const T = EventType;
+
+let pki: TestPki;
+let daemon: TestDaemon;
+let client: BridgeServiceClient;
+let md: ReturnType<typeof bearer>;
+let logDir: string;
+
+const claude = (extra: Record<string, unknown> = {}, env: Record<string, string> = {}) => ({
+  adapter: 'claude',
+  binary: FAKE_CLAUDE,
+  ...extra,
+  env,
+});
+
+beforeAll(async () => {
+  pki = await createTestPki();
+  logDir = realpathSync(mkdtempSync(join(tmpdir(), 'claude-e2e-')));
+  daemon = await startDaemon({
+    pki,
+    config: {
+      sessions: { max_per_project: 20, max_global: 20 },
+      providers: {
+        claude: claude({}, { FAKE_CLAUDE_LOG: join(logDir, 'claude.log') }),
+        claude_key: claude({ permissions: 'allow' }, { ANTHROPIC_API_KEY: 'sk-test-key' }),
+        claude_auth: claude({}, { FAKE_CLAUDE_SCENARIO: 'auth-failure' }),
+        claude_storm: claude({ turn_timeout: '2s' }, { FAKE_CLAUDE_SCENARIO: 'retry-storm' }),
+        claude_crash: claude({}, { FAKE_CLAUDE_SCENARIO: 'crash-mid-turn' }),
+        claude_stubborn: claude({}, { FAKE_CLAUDE_SCENARIO: 'ignore-sigterm' }),
+        claude_helper: claude({}, { FAKE_CLAUDE_SCENARIO: 'grandchild' }),
+        claude_opts: claude({}, { FAKE_CLAUDE_LOG: join(logDir, 'opts.log') }),
+        claude_bypass: claude(
+          { default_opts: { permission_mode: 'bypassPermissions' } },
+          { FAKE_CLAUDE_LOG: join(logDir, 'bypass.log') },
+        ),
+      },
+    },
+  });
+  client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
+  md = bearer(
+    await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'alpha', ttl: 300 }),
+  );
+});
+
+afterAll(async () => {
+  client?.close();
+  await daemon?.stop();
+  if (logDir) rmSync(logDir, { recursive: true, force: true });
+});
+
+async function start(provider: string, agentOpts: Record<string, string> = {}) {
+  const sessionId = randomUUID();
+  await call(
+    client,
+    (c) => c.startSession,
+    { projectId: 'alpha', sessionId, repoPath: daemon.repo, provider, agentOpts },
+    md,
+  );
+  return { sessionId };
+}
+
+const send = (sessionId: string, text: string) =>
+  call(client, (c) => c.sendInput, { sessionId, text, idempotencyKey: '' }, md);
+const interrupt = (sessionId: string) => call(client, (c) => c.interruptTurn, { sessionId }, md);
+const stop = (sessionId: string, force = false) =>
+  call(client, (c) => c.stopSession, { sessionId, force }, md);
+const get = (sessionId: string) => call(client, (c) => c.getSession, { sessionId }, md);
+
+async function eventsUntil(
+  sessionId: string,
+  until?: (all: SessionEvent[]) => boolean,
+): Promise<SessionEvent[]> {
+  const { events } = await collect(
+    streamEvents(client, { sessionId, afterSeq: 0n }, md),
+    until ? (_e, all) => until(all) : undefined,
+  );
+  return events;
+}
+const ofType = (all: SessionEvent[], type: EventType) => all.filter((e) => e.type === type);
+const completedTurns = (n: number) => (all: SessionEvent[]) =>
+  ofType(all, T.EVENT_TYPE_TURN_COMPLETED).length >= n;
+const argvLog = (name: string) =>
+  readFileSync(join(logDir, name), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as string[]);
+
+describe('claude adapter through the daemon', () => {
+  it('ListProviders shows the version, capabilities and the auth status', async () => {
+    const { providers } = await call(client, (c) => c.listProviders, {}, md);
+    expect(providers.find((p) => p.id === 'claude')).toMatchObject({
+      available: true,
+      version: '2.1.197',
+      binaryPath: FAKE_CLAUDE,
+      authState: ProviderAuthState.PROVIDER_AUTH_STATE_UNAUTHENTICATED,
+      capabilities: {
+        structuredEvents: true,
+        multiTurn: true,
+        interrupt: true,
+        permissionRequests: true,
+      },
+    });
+    expect(providers.find((p) => p.id === 'claude_key')).toMatchObject({
+      authState: ProviderAuthState.PROVIDER_AUTH_STATE_AUTHENTICATED,
+      authDetail: 'credentials configured (api_key); not validated',
+    });
+  });
+
+  it('streams a text turn, then a second turn in the same process', async () => {
+    const { sessionId } = await start('claude');
+    const argv = argvLog('claude.log').at(-1);
+    expect(argv).toEqual([
+      '-p',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+      '--permission-prompt-tool',
+      'stdio',
+      '--session-id',
+      sessionId,
+    ]);
+    await send(sessionId, 'hello');
+    const first = await eventsUntil(sessionId, completedTurns(1));
+    const turnId = ofType(first, T.EVENT_TYPE_TURN_STARTED)[0]?.turnId;
+    expect(turnId).toBe('turn-1');
+    const turn = first.filter((e) => e.turnId === turnId);
+    expect(turn.map((e) => e.type)).toEqual([
+      T.EVENT_TYPE_TURN_STARTED,
+      T.EVENT_TYPE_AGENT_MESSAGE_DELTA,
+      T.EVENT_TYPE_AGENT_MESSAGE_DELTA,
+      T.EVENT_TYPE_AGENT_MESSAGE_DELTA,
+      T.EVENT_TYPE_AGENT_MESSAGE_DELTA,
+      T.EVENT_TYPE_AGENT_MESSAGE,
+      T.EVENT_TYPE_TURN_COMPLETED,
+    ]);
+    expect(ofType(turn, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text).toBe('Hello from fake model.');
+    expect(turn.at(-1)).toMatchObject({
+      text: 'completed',
+      done: true,
+      data: {
+        status: 'completed',
+        is_error: false,
+        subtype: 'success',
+        total_cost_usd: 0.000235,
+        usage: {
+          input_tokens: 12,
+          output_tokens: 7,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+        claude_code_version: '2.1.197',
+        claude_session_id: sessionId,
+      },
+    });
+
+    await send(sessionId, 'again');
+    const both = await eventsUntil(sessionId, completedTurns(2));
+    expect(ofType(both, T.EVENT_TYPE_TURN_COMPLETED)[1]).toMatchObject({
+      turnId: 'turn-2',
+      data: { status: 'completed' },
+    });
+    expect(argvLog('claude.log').filter((a) => a.includes(sessionId))).toHaveLength(1);
+    await stop(sessionId);
+  });
+
+  it('permissions deny: the tool call is recorded, refused, and nothing runs', async () => {
+    const { sessionId } = await start('claude');
+    await send(sessionId, 'please USE_TOOL');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    expect(ofType(all, T.EVENT_TYPE_TOOL_CALL).map((e) => e.data)).toEqual([
+      {
+        tool_use_id: 'toolu_1',
+        name: 'Bash',
+        input: expect.objectContaining({ command: 'touch created.txt' }),
+      },
+      expect.objectContaining({ permission: 'deny', tool_use_id: 'toolu_1', name: 'Bash' }),
+    ]);
+    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]).toMatchObject({
+      text: "denied by the bridge's permissions policy",
+      data: { tool_use_id: 'toolu_1', is_error: true },
+    });
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data?.permission_denials).toHaveLength(1);
+    expect(existsSync(join(daemon.repo, 'created.txt'))).toBe(false);
+    await stop(sessionId);
+  });
+
+  it('permissions allow: the tool runs and its result comes back', async () => {
+    const { sessionId } = await start('claude_key');
+    await send(sessionId, 'please USE_TOOL');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    expect(ofType(all, T.EVENT_TYPE_TOOL_CALL)[1]?.data).toMatchObject({ permission: 'allow' });
+    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data).toMatchObject({
+      tool_use_id: 'toolu_1',
+      is_error: false,
+    });
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text).toBe('Tool ran fine.');
+    expect(existsSync(join(daemon.repo, 'created.txt'))).toBe(true);
+    await stop(sessionId);
+  });
+
+  it('interrupts a turn mid-stream; the session lives on and the next turn works', async () => {
+    const { sessionId } = await start('claude');
+    await send(sessionId, 'HANG please');
+    await eventsUntil(sessionId, (all) => ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).length > 0);
+    expect(await interrupt(sessionId)).toEqual({ interrupted: true, turnId: 'turn-1' });
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]).toMatchObject({
+      turnId: 'turn-1',
+      data: { status: 'interrupted', interrupted: true, subtype: 'error_during_execution' },
+    });
+    // An interrupt the client asked for is not an agent error.
+    expect(ofType(all, T.EVENT_TYPE_AGENT_ERROR)).toEqual([]);
+    expect(await interrupt(sessionId)).toEqual({ interrupted: false, turnId: '' });
+    await send(sessionId, 'next');
+    const next = await eventsUntil(sessionId, completedTurns(2));
+    expect(ofType(next, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data).toMatchObject({
+      status: 'completed',
+    });
+    expect((await get(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+    await stop(sessionId);
+  });
+
+  it('an auth failure (is_error with subtype "success") is one clear AGENT_ERROR and a failed turn', async () => {
+    const { sessionId } = await start('claude_auth');
+    await send(sessionId, 'hi');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    const errors = ofType(all, T.EVENT_TYPE_AGENT_ERROR);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      text: 'Invalid API key · Fix external API key',
+      error: 'authentication_failed',
+    });
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)).toEqual([]);
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]).toMatchObject({
+      error: 'Invalid API key · Fix external API key',
+      data: { status: 'failed', is_error: true, subtype: 'success' },
+    });
+    await stop(sessionId);
+  });
+
+  it('a retry storm is reported and ended by turn_timeout, not left hanging', async () => {
+    const { sessionId } = await start('claude_storm');
+    await send(sessionId, 'hi');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    const retries = ofType(all, T.EVENT_TYPE_AGENT_ERROR).filter(
+      (e) => e.data?.reason === 'api_retry',
+    );
+    expect(retries.length).toBeGreaterThan(2);
+    expect(retries[0]?.text).toBe('claude API request failed: unknown; retry 1/10');
+    const timeout = ofType(all, T.EVENT_TYPE_AGENT_ERROR).find(
+      (e) => e.data?.reason === 'turn_timeout',
+    );
+    expect(timeout?.turnId).toBe('turn-1');
+    const done = ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0];
+    expect(done?.data).toMatchObject({ status: 'interrupted' });
+    expect(Number(done?.seq)).toBeGreaterThan(Number(timeout?.seq));
+    expect((await get(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+    await stop(sessionId);
+  });
+
+  it('a crash mid-turn fails the session with the exit code and the stderr tail', async () => {
+    const { sessionId } = await start('claude_crash');
+    await send(sessionId, 'hi');
+    const all = await eventsUntil(sessionId);
+    const last = all.at(-1);
+    expect(last?.type).toBe(T.EVENT_TYPE_SESSION_FAILED);
+    expect(last?.data).toMatchObject({ exit_code: 1 });
+    expect(String(last?.data?.stderr_tail)).toContain('panic: fake crash in the middle of a turn');
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA)[0]?.text).toBe('Hel');
+  });
+
+  it('stops an agent that ignores SIGTERM and EOF, and a grandchild with it', async () => {
+    const { sessionId } = await start('claude_stubborn');
+    const { pid } = await get(sessionId);
+    expect((await stop(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
+    expect(await waitFor(() => groupMembers(pid).length === 0, 5000)).toBe(true);
+    expect((await eventsUntil(sessionId)).at(-1)?.data).toMatchObject({ signal: 'SIGKILL' });
+
+    const helper = await start('claude_helper');
+    const early = await eventsUntil(helper.sessionId, (all) =>
+      all.some((e) => /grandchild \d+/.test(e.text)),
+    );
+    const g = Number(/grandchild (\d+)/.exec(early.map((e) => e.text).join('\n'))?.[1]);
+    expect(isAlive(g)).toBe(true);
+    await stop(helper.sessionId);
+    expect(await waitFor(() => !isAlive(g), 3000)).toBe(true);
+  });
+
+  it('keeps malformed JSON and stray text as STDOUT and joins a line split across writes', async () => {
+    const { sessionId } = await start('claude');
+    await send(sessionId, 'MALFORMED output please');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    expect(
+      ofType(all, T.EVENT_TYPE_STDOUT)
+        .filter((e) => e.stream === 'stdout')
+        .map((e) => e.text),
+    ).toEqual(['{"type":"stream_event","event":{"type":', 'Warning: stray text on stdout']);
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).map((e) => e.text)).toEqual([
+      'split ',
+      'Hello',
+      ' from',
+      ' fake',
+      ' model.',
+    ]);
+    await stop(sessionId);
+  });
+
+  it('agent_opts: unknown keys and bypassPermissions are INVALID_ARGUMENT with nothing spawned', async () => {
+    const refused: Record<string, string>[] = [
+      { temperature: '1' },
+      { permission_mode: 'bypassPermissions' },
+      { permission_mode: 'dontAsk' },
+      { model: '--dangerously-skip-permissions' },
+    ];
+    for (const opts of refused) {
+      expect(await codeOf(start('claude_opts', opts))).toBe(status.INVALID_ARGUMENT);
+    }
+    expect(existsSync(join(logDir, 'opts.log'))).toBe(false);
+    const { sessionId } = await start('claude_opts', {
+      model: 'claude-sonnet-4-5',
+      permission_mode: 'plan',
+    });
+    expect(argvLog('opts.log')[0]?.slice(-4)).toEqual([
+      '--model',
+      'claude-sonnet-4-5',
+      '--permission-mode',
+      'plan',
+    ]);
+    await stop(sessionId);
+  });
+
+  it('config default_opts may choose bypassPermissions, and it reaches argv', async () => {
+    const { sessionId } = await start('claude_bypass');
+    expect(argvLog('bypass.log')[0]?.slice(-2)).toEqual(['--permission-mode', 'bypassPermissions']);
+    await stop(sessionId);
+  });
+});
+
+describe('the built-in mock (claude stream-json subset)', () => {
+  it('answers with a structured turn and can be interrupted', async () => {
+    const { sessionId } = await start('mock');
+    await send(sessionId, 'a slow reply please');
+    await eventsUntil(sessionId, (all) => ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).length > 0);
+    expect(await interrupt(sessionId)).toEqual({ interrupted: true, turnId: 'turn-1' });
+    await send(sessionId, 'quick');
+    const all = await eventsUntil(sessionId, completedTurns(2));
+    const done = ofType(all, T.EVENT_TYPE_TURN_COMPLETED);
+    expect(done.map((e) => e.data?.status)).toEqual(['interrupted', 'completed']);
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toContain('received "quick"');
+    await stop(sessionId);
+  });
+});
