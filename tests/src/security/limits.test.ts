@@ -4,7 +4,7 @@
  * `input.max_size_bytes` are honoured exactly.
  */
 import { randomUUID } from 'node:crypto';
-import { type BridgeServiceClient, SessionStatus } from '@agent-bridge/proto';
+import { type BridgeServiceClient, EventType, SessionStatus } from '@agent-bridge/proto';
 import type { Metadata } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -157,8 +157,9 @@ describe('input.max_size_bytes is honoured (1024 here)', () => {
       expect(r.code).toBe('ok');
       expect(seq1).toBeGreaterThan(seq0);
       // Let the mock finish answering, so the next case starts from a quiet ring.
-      await collect(streamEvents(client, { sessionId, afterSeq: seq0 }, md.p1!), (e) =>
-        /: done$/.test(e.text),
+      await collect(
+        streamEvents(client, { sessionId, afterSeq: seq0 }, md.p1!),
+        (e) => e.type === EventType.EVENT_TYPE_TURN_COMPLETED,
       );
     } else {
       expect(r.code).toBe(status.INVALID_ARGUMENT);
