@@ -1,0 +1,143 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ProviderAuthState, SessionStatus } from '@agent-bridge/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CLI_BIN,
+  contractDaemon,
+  ofType,
+  show,
+  T,
+  tempHome,
+  turnsDone,
+  writeFile,
+} from './contract-harness.js';
+import { FakeOpenAiResponsesApi } from './fake-apis/index.js';
+
+// The real codex 0.169.0 (`codex app-server`) through the daemon, pointed at
+// a loopback OpenAI Responses fake by a custom model provider in its
+// config.toml, as an operator would.
+
+const api = new FakeOpenAiResponsesApi();
+const home = tempHome('codex');
+let bridge: Awaited<ReturnType<typeof contractDaemon>>;
+
+function codexHome(name: string): string {
+  const dir = join(home.home, name);
+  writeFile(
+    join(dir, 'config.toml'),
+    [
+      'model = "fake-model"',
+      'model_provider = "fake"',
+      '[model_providers.fake]',
+      'name = "fake"',
+      `base_url = "${api.baseUrl}/v1"`,
+      'env_key = "FAKE_KEY"',
+      'wire_api = "responses"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '',
+    ].join('\n'),
+  );
+  return dir;
+}
+
+beforeAll(async () => {
+  await api.start();
+  const provider = (key: string, name: string, extra: Record<string, unknown> = {}) => ({
+    adapter: 'codex',
+    binary: join(CLI_BIN, 'codex'),
+    turn_timeout: '60s',
+    env: { HOME: home.home, CODEX_HOME: codexHome(name), FAKE_KEY: key },
+    ...extra,
+  });
+  bridge = await contractDaemon({
+    codex: provider('sk-test', 'plain'),
+    codex_allow: provider('sk-test', 'allow', {
+      permissions: 'allow',
+      default_opts: { sandbox: 'workspace-write', approval_policy: 'untrusted' },
+    }),
+    codex_bad: provider('sk-bad', 'bad'),
+  });
+});
+
+afterAll(async () => {
+  await bridge?.close();
+  await api.stop();
+  home.cleanup();
+});
+
+describe('codex 0.169.0 through the daemon', () => {
+  it('ListProviders reports the real version and the login state', async () => {
+    const { providers } = await bridge.providers();
+    expect(providers.find((p) => p.id === 'codex')).toMatchObject({
+      available: true,
+      version: '0.169.0',
+      authState: ProviderAuthState.PROVIDER_AUTH_STATE_UNAUTHENTICATED,
+    });
+  });
+
+  it('a text turn, then a second turn in the same thread', async () => {
+    const s = await bridge.start('codex');
+    await s.send('hello');
+    const first = await s.events(turnsDone(1));
+    const msg = ofType(first, T.EVENT_TYPE_AGENT_MESSAGE)[0];
+    expect(msg?.text, show(first)).toBe('Hello from fake model.');
+    expect(
+      ofType(first, T.EVENT_TYPE_AGENT_MESSAGE_DELTA)
+        .map((e) => e.text)
+        .join(''),
+    ).toBe('Hello from fake model.');
+    const done = ofType(first, T.EVENT_TYPE_TURN_COMPLETED)[0];
+    expect(done?.turnId).toBe(msg?.turnId);
+    expect(done?.data).toMatchObject({ status: 'completed' });
+    await s.send('again');
+    const both = await s.events(turnsDone(2));
+    expect(ofType(both, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data, show(both)).toMatchObject({
+      status: 'completed',
+    });
+    expect(ofType(both, T.EVENT_TYPE_AGENT_MESSAGE)).toHaveLength(2);
+    await s.stop();
+  });
+
+  it('a turn with a tool call: approved by policy, run, and answered', async () => {
+    const s = await bridge.start('codex_allow');
+    await s.send('please USE_TOOL');
+    const all = await s.events(turnsDone(1));
+    expect(ofType(all, T.EVENT_TYPE_TOOL_CALL).length, show(all)).toBeGreaterThan(0);
+    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT).length, show(all)).toBeGreaterThan(0);
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text, show(all)).toBe('Tool ran fine.');
+    expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
+    await s.stop();
+  });
+
+  it('an interrupt ends a hanging turn; the session lives on', async () => {
+    const s = await bridge.start('codex');
+    await s.send('HANG now');
+    await s.events((all) => ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).length > 0);
+    const res = await s.interrupt();
+    expect(res.interrupted).toBe(true);
+    const all = await s.events(turnsDone(1));
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data, show(all)).toMatchObject({
+      status: 'interrupted',
+    });
+    await s.send('hello');
+    const next = await s.events(turnsDone(2));
+    expect(ofType(next, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data, show(next)).toMatchObject({
+      status: 'completed',
+    });
+    expect((await s.get()).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+    await s.stop();
+  });
+
+  it('a rejected API key surfaces as a clear AGENT_ERROR and a failed turn', async () => {
+    const s = await bridge.start('codex_bad');
+    await s.send('hello');
+    const all = await s.events(turnsDone(1));
+    const errors = ofType(all, T.EVENT_TYPE_AGENT_ERROR);
+    expect(errors.length, show(all)).toBeGreaterThan(0);
+    expect(errors.map((e) => e.text).join('\n')).toMatch(/401|Unauthorized|API key/i);
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({ status: 'failed' });
+    await s.stop();
+  });
+});

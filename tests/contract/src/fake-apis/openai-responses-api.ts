@@ -1,0 +1,157 @@
+import type { ServerResponse } from 'node:http';
+import {
+  AFTER_TOOL,
+  BAD_KEY,
+  chooseScript,
+  FakeModelApi,
+  pause,
+  REPLY,
+  type Recorded,
+  TOOL_COMMAND,
+} from './fake-server.js';
+
+type Item = { type?: string; role?: string; content?: unknown; name?: string };
+
+/**
+ * OpenAI Responses API (`POST /v1/responses`, SSE), as codex calls it with
+ * `wire_api = "responses"`. The tool call uses the shell tool codex offers
+ * (`exec_command {cmd}` in 0.169, `shell {command: []}` in older builds).
+ */
+export class FakeOpenAiResponsesApi extends FakeModelApi {
+  private n = 0;
+
+  protected async handle(req: Recorded, res: ServerResponse): Promise<void> {
+    if (!req.url.startsWith('/v1/responses')) {
+      this.json(res, 404, {
+        error: { message: `no route ${req.url}`, type: 'invalid_request_error' },
+      });
+      return;
+    }
+    if (String(req.headers.authorization ?? '').includes(BAD_KEY)) {
+      this.json(res, 401, {
+        error: {
+          message: 'Incorrect API key provided: sk-bad.',
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      });
+      return;
+    }
+    const body = (req.body ?? {}) as { input?: Item[]; tools?: Item[] };
+    const input = body.input ?? [];
+    const lastItem = input.at(-1);
+    const lastUser = [...input].reverse().find((i) => i.role === 'user');
+    const script = chooseScript(
+      JSON.stringify(lastUser?.content ?? ''),
+      lastItem?.type === 'function_call_output',
+    );
+    const n = ++this.n;
+    const id = `resp_${n}`;
+    this.sseStart(res);
+    this.sse(
+      res,
+      {
+        type: 'response.created',
+        response: { id, object: 'response', status: 'in_progress', output: [] },
+      },
+      'response.created',
+    );
+    const output: unknown[] = [];
+    if (script === 'tool') {
+      const names = (body.tools ?? []).map((t) => t.name);
+      const call = names.includes('exec_command')
+        ? { name: 'exec_command', arguments: JSON.stringify({ cmd: TOOL_COMMAND }) }
+        : { name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', TOOL_COMMAND] }) };
+      const item = {
+        type: 'function_call',
+        id: `fc_${n}`,
+        call_id: `call_${n}`,
+        status: 'completed',
+        ...call,
+      };
+      this.sse(
+        res,
+        {
+          type: 'response.output_item.added',
+          output_index: 0,
+          item: { ...item, status: 'in_progress' },
+        },
+        'response.output_item.added',
+      );
+      this.sse(
+        res,
+        { type: 'response.output_item.done', output_index: 0, item },
+        'response.output_item.done',
+      );
+      output.push(item);
+    } else {
+      const msgId = `msg_${n}`;
+      this.sse(
+        res,
+        {
+          type: 'response.output_item.added',
+          output_index: 0,
+          item: {
+            type: 'message',
+            id: msgId,
+            role: 'assistant',
+            status: 'in_progress',
+            content: [],
+          },
+        },
+        'response.output_item.added',
+      );
+      const words =
+        script === 'after-tool' ? AFTER_TOOL : script === 'hang' ? ['thinking...'] : REPLY;
+      for (const w of words) {
+        this.sse(
+          res,
+          {
+            type: 'response.output_text.delta',
+            item_id: msgId,
+            output_index: 0,
+            content_index: 0,
+            delta: w,
+          },
+          'response.output_text.delta',
+        );
+        await pause(20);
+      }
+      if (script === 'hang') return this.hang(res);
+      const item = {
+        type: 'message',
+        id: msgId,
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: words.join(''), annotations: [] }],
+      };
+      this.sse(
+        res,
+        { type: 'response.output_item.done', output_index: 0, item },
+        'response.output_item.done',
+      );
+      output.push(item);
+    }
+    this.sse(
+      res,
+      {
+        type: 'response.completed',
+        response: {
+          id,
+          object: 'response',
+          status: 'completed',
+          output,
+          usage: {
+            input_tokens: 22,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: 10,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: 32,
+          },
+        },
+      },
+      'response.completed',
+    );
+    res.end();
+  }
+}
