@@ -1,0 +1,129 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ProviderAuthState, SessionStatus } from '@agent-bridge/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CLI_BIN,
+  contractDaemon,
+  ofType,
+  show,
+  T,
+  tempHome,
+  turnsDone,
+} from './contract-harness.js';
+import { FakeAnthropicApi } from './fake-apis/index.js';
+
+// The real Claude Code 2.1.197 (`claude -p` stream-json) through the daemon,
+// pointed at a loopback Anthropic Messages fake with ANTHROPIC_BASE_URL.
+
+const api = new FakeAnthropicApi();
+const home = tempHome('claude');
+let bridge: Awaited<ReturnType<typeof contractDaemon>>;
+
+beforeAll(async () => {
+  await api.start();
+  const provider = (key: string, extra: Record<string, unknown> = {}) => ({
+    adapter: 'claude',
+    binary: join(CLI_BIN, 'claude'),
+    turn_timeout: '60s',
+    env: {
+      HOME: home.home,
+      ANTHROPIC_BASE_URL: api.baseUrl,
+      ANTHROPIC_API_KEY: key,
+      CLAUDE_CODE_MAX_RETRIES: '0',
+    },
+    ...extra,
+  });
+  bridge = await contractDaemon({
+    claude: provider('sk-test'),
+    claude_allow: provider('sk-test', { permissions: 'allow' }),
+    claude_bad: provider('sk-bad'),
+  });
+});
+
+afterAll(async () => {
+  await bridge?.close();
+  await api.stop();
+  home.cleanup();
+});
+
+describe('claude 2.1.197 through the daemon', () => {
+  it('ListProviders reports the real version and the auth status', async () => {
+    const { providers } = await bridge.providers();
+    expect(providers.find((p) => p.id === 'claude')).toMatchObject({
+      available: true,
+      version: '2.1.197',
+      authState: ProviderAuthState.PROVIDER_AUTH_STATE_AUTHENTICATED,
+    });
+  });
+
+  it('a text turn with deltas, then a second turn in the same process', async () => {
+    const s = await bridge.start('claude');
+    await s.send('hello');
+    const first = await s.events(turnsDone(1));
+    expect(ofType(first, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text, show(first)).toBe(
+      'Hello from fake model.',
+    );
+    expect(
+      ofType(first, T.EVENT_TYPE_AGENT_MESSAGE_DELTA)
+        .map((e) => e.text)
+        .join(''),
+    ).toBe('Hello from fake model.');
+    expect(ofType(first, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({
+      status: 'completed',
+      is_error: false,
+      claude_code_version: '2.1.197',
+    });
+    await s.send('again');
+    const both = await s.events(turnsDone(2));
+    expect(ofType(both, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data, show(both)).toMatchObject({
+      status: 'completed',
+    });
+    await s.stop();
+  });
+
+  it('a tool call: the permission prompt is answered by policy, the tool runs', async () => {
+    const s = await bridge.start('claude_allow');
+    await s.send('please USE_TOOL');
+    const all = await s.events(turnsDone(1));
+    const calls = ofType(all, T.EVENT_TYPE_TOOL_CALL);
+    expect(
+      calls.map((e) => e.data?.name),
+      show(all),
+    ).toContain('Bash');
+    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data, show(all)).toMatchObject({
+      is_error: false,
+    });
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('Tool ran fine.');
+    expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
+    await s.stop();
+  });
+
+  it('an interrupt ends a hanging turn; the session lives on', async () => {
+    const s = await bridge.start('claude');
+    await s.send('HANG now');
+    await s.events((all) => ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).length > 0);
+    expect((await s.interrupt()).interrupted).toBe(true);
+    const all = await s.events(turnsDone(1));
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data, show(all)).toMatchObject({
+      status: 'interrupted',
+    });
+    await s.send('hello');
+    const next = await s.events(turnsDone(2));
+    expect(ofType(next, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data, show(next)).toMatchObject({
+      status: 'completed',
+    });
+    expect((await s.get()).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+    await s.stop();
+  });
+
+  it('a rejected API key surfaces as a clear AGENT_ERROR and a failed turn', async () => {
+    const s = await bridge.start('claude_bad');
+    await s.send('hello');
+    const all = await s.events(turnsDone(1));
+    const errors = ofType(all, T.EVENT_TYPE_AGENT_ERROR);
+    expect(errors.map((e) => e.text).join('\n'), show(all)).toMatch(/API key|401|authenticat/i);
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({ status: 'failed' });
+    await s.stop();
+  });
+});
