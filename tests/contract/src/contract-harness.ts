@@ -1,21 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BridgeServiceClient, EventType, type SessionEvent } from '@agent-bridge/proto';
+import { type BridgeServiceClient, EventType } from '@agent-bridge/proto';
 import {
   bearer,
-  call,
-  collect,
   connect,
   createTestPki,
   mintToken,
+  sessionClient,
   startDaemon,
-  streamEvents,
   type TestDaemon,
 } from '@agent-bridge/tests/harness';
+
+export { ofType, showEvents as show, turnsDone } from '@agent-bridge/tests/harness';
 
 /** The pinned CLIs, installed by scripts/install-clis.mjs. */
 export const CLI_BIN = join(
@@ -65,50 +64,15 @@ export async function contractDaemon(providers: Record<string, unknown>) {
     return current;
   };
 
-  const session = (sessionId: string) => ({
-    sessionId,
-    send: async (text: string) =>
-      call(client, (c) => c.sendInput, { sessionId, text, idempotencyKey: '' }, await renew()),
-    interrupt: async () => call(client, (c) => c.interruptTurn, { sessionId }, await renew()),
-    stop: async () =>
-      call(client, (c) => c.stopSession, { sessionId, force: false }, await renew()),
-    get: async () => call(client, (c) => c.getSession, { sessionId }, await renew()),
-    /** All events from the start until `until(all)` holds (or the stream ends). */
-    events: async (until?: (all: SessionEvent[]) => boolean) =>
-      (
-        await collect(
-          streamEvents(client, { sessionId, afterSeq: 0n }, await renew()),
-          until ? (_e, all) => until(all) : undefined,
-        )
-      ).events,
-  });
+  const sessions = sessionClient(client, renew, { projectId: 'alpha', repoPath: daemon.repo });
   return {
     daemon,
     client,
-    providers: async () => call(client, (c) => c.listProviders, {}, await renew()),
-    start: async (provider: string, agentOpts: Record<string, string> = {}) => {
-      const sessionId = randomUUID();
-      await call(
-        client,
-        (c) => c.startSession,
-        { projectId: 'alpha', sessionId, repoPath: daemon.repo, provider, agentOpts },
-        await renew(),
-      );
-      return session(sessionId);
-    },
+    providers: sessions.providers,
+    start: sessions.start,
     close: async () => {
       client.close();
       await daemon.stop();
     },
   };
 }
-
-export const ofType = (all: SessionEvent[], type: EventType) => all.filter((e) => e.type === type);
-export const turnsDone = (n: number) => (all: SessionEvent[]) =>
-  ofType(all, T.EVENT_TYPE_TURN_COMPLETED).length >= n ||
-  all.some(
-    (e) => e.type === T.EVENT_TYPE_SESSION_FAILED || e.type === T.EVENT_TYPE_SESSION_STOPPED,
-  );
-/** A compact view of a session's events, for failure messages. */
-export const show = (all: SessionEvent[]) =>
-  all.map((e) => `${e.seq} ${EventType[e.type]} ${e.turnId} ${e.text.slice(0, 120)}`).join('\n');

@@ -2,4 +2,5 @@ export * from './client.js';
 export * from './daemon.js';
 export * from './pki.js';
 export * from './processes.js';
+export * from './sessions.js';
 export * from './tokens.js';
