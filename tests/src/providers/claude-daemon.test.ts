@@ -60,6 +60,7 @@ beforeAll(async () => {
         claude: claude({}, { FAKE_CLAUDE_LOG: join(logDir, 'claude.log') }),
         claude_key: claude({ permissions: 'allow' }, { ANTHROPIC_API_KEY: 'sk-test-key' }),
         claude_auth: claude({}, { FAKE_CLAUDE_SCENARIO: 'auth-failure' }),
+        claude_raw: claude({ emit_raw: true }),
         claude_storm: claude({ turn_timeout: '2s' }, { FAKE_CLAUDE_SCENARIO: 'retry-storm' }),
         claude_crash: claude({}, { FAKE_CLAUDE_SCENARIO: 'crash-mid-turn' }),
         claude_stubborn: claude({}, { FAKE_CLAUDE_SCENARIO: 'ignore-sigterm' }),
@@ -320,6 +321,24 @@ describe('claude adapter through the daemon', () => {
       ' fake',
       ' model.',
     ]);
+    await stop(sessionId);
+  });
+
+  it('emit_raw: true keeps every protocol line as STDOUT beside the structured events', async () => {
+    const { sessionId } = await start('claude_raw');
+    await send(sessionId, 'hello');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    const raw = ofType(all, T.EVENT_TYPE_STDOUT).filter((e) => e.data?.raw === true);
+    const types = raw.map((e) => (JSON.parse(e.text) as { type: string }).type);
+    expect(types).toEqual(
+      expect.arrayContaining(['control_response', 'system', 'stream_event', 'assistant', 'result']),
+    );
+    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text).toBe('Hello from fake model.');
+    // Each raw line comes before the event made from it.
+    const result = raw.find((e) => e.text.startsWith('{"type":"result"'));
+    expect(Number(result?.seq)).toBeLessThan(
+      Number(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.seq),
+    );
     await stop(sessionId);
   });
 
