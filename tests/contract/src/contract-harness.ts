@@ -73,6 +73,8 @@ export async function contractDaemon(providers: Record<string, unknown>) {
     close: async () => {
       client.close();
       await daemon.stop();
+      // createTestPki leaves its directory (certificates, keys) behind.
+      rmSync(pki.dir, { recursive: true, force: true });
     },
   };
 }
