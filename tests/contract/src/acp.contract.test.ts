@@ -134,6 +134,17 @@ for (const id of ['opencode', 'gemini']) {
       await s.stop();
     });
 
+    it('a tool call under permissions: deny is refused, recorded, and nothing runs', async () => {
+      rmSync(join(bridge.daemon.repo, 'created.txt'), { force: true });
+      const s = await bridge.start(id);
+      await s.send('please USE_TOOL');
+      const all = await s.events(turnsDone(1));
+      const asked = ofType(all, T.EVENT_TYPE_TOOL_CALL).find((e) => e.data?.permission);
+      expect(asked?.data, show(all)).toMatchObject({ permission: 'deny' });
+      expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(false);
+      await s.stop();
+    });
+
     it('an interrupt ends a hanging turn; the session lives on', async () => {
       const s = await bridge.start(id);
       await s.send('HANG now');

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProviderAuthState, SessionStatus } from '@agent-bridge/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +108,17 @@ describe('codex 0.169.0 through the daemon', () => {
     expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT).length, show(all)).toBeGreaterThan(0);
     expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text, show(all)).toBe('Tool ran fine.');
     expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
+    await s.stop();
+  });
+
+  it('a tool call under permissions: deny is refused, recorded, and nothing runs', async () => {
+    rmSync(join(bridge.daemon.repo, 'created.txt'), { force: true });
+    const s = await bridge.start('codex');
+    await s.send('please USE_TOOL');
+    const all = await s.events(turnsDone(1));
+    const asked = ofType(all, T.EVENT_TYPE_TOOL_CALL).find((e) => e.data?.permission);
+    expect(asked?.data, show(all)).toMatchObject({ permission: 'deny' });
+    expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(false);
     await s.stop();
   });
 

@@ -209,7 +209,9 @@ describe.each(Object.keys(FLAVOURS) as Flavour[])('acp adapter as %s', (flavour)
     expect(permission?.data).toMatchObject({
       name: `touch ${def.toolFile}`,
       kind: 'execute',
-      permission: { decision: 'deny', outcome: 'selected', option_kind: 'reject_once' },
+      permission: 'deny',
+      permission_outcome: 'selected',
+      option_kind: 'reject_once',
     });
     const result = events.find((e) => e.type === T.EVENT_TYPE_TOOL_RESULT);
     expect(result?.data).toMatchObject({ status: 'failed', is_error: true });
@@ -230,7 +232,9 @@ describe.each(Object.keys(FLAVOURS) as Flavour[])('acp adapter as %s', (flavour)
     );
     const permission = events.find((e) => e.type === T.EVENT_TYPE_TOOL_CALL && e.data?.permission);
     expect(permission?.data).toMatchObject({
-      permission: { decision: 'allow', outcome: 'selected', option_kind: 'allow_once' },
+      permission: 'allow',
+      permission_outcome: 'selected',
+      option_kind: 'allow_once',
     });
     expect(events.find((e) => e.type === T.EVENT_TYPE_TOOL_RESULT)?.data).toMatchObject({
       status: 'completed',

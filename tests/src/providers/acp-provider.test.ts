@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -79,6 +79,29 @@ describe('AcpProvider with the fake agent', () => {
     await expect(start(distrusted)).rejects.toThrow(
       /agent exited during start-up \(code 55\): Gemini CLI is not running in a trusted directory/,
     );
+  });
+
+  it('makes opencode ask before every tool (its default is to allow all), unless config env says otherwise', async () => {
+    const asking = await start(provider(FAKE_OPENCODE));
+    asking.handle.send('USE_TOOL');
+    await seen(asking.events, (e) => e.type === 'TURN_COMPLETED');
+    expect(asking.events.find((e) => e.data?.permission)?.data).toMatchObject({
+      permission: 'deny',
+      option_kind: 'reject_once',
+    });
+    expect(existsSync(join(repo, 'created.txt'))).toBe(false);
+    await stop(asking.handle);
+
+    // An operator who overrides OPENCODE_PERMISSION takes the decision back from the bridge.
+    const open = await start(
+      provider(FAKE_OPENCODE, { env: { HOME: repo, OPENCODE_PERMISSION: '{"*":"allow"}' } }),
+    );
+    open.handle.send('USE_TOOL');
+    await seen(open.events, (e) => e.type === 'TURN_COMPLETED');
+    expect(open.events.some((e) => e.data?.permission)).toBe(false);
+    expect(existsSync(join(repo, 'created.txt'))).toBe(true);
+    rmSync(join(repo, 'created.txt'));
+    await stop(open.handle);
   });
 
   it('passes the model to gemini as -m and to opencode through its model config option', async () => {

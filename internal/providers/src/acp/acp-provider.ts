@@ -35,6 +35,9 @@ export interface AcpProviderOptions extends StructuredProviderOptions {
  * `gemini --acp`, or any other ACP agent. The config's `args` make the
  * binary speak ACP (config fills them in for opencode and gemini).
  */
+/** opencode's permission config (merged over its own) that sends every tool use to the client. */
+export const OPENCODE_ASK_ALL = JSON.stringify({ '*': 'ask' });
+
 export class AcpProvider extends StructuredProvider {
   readonly capabilities: ProviderCapabilities = {
     structuredEvents: true,
@@ -55,6 +58,12 @@ export class AcpProvider extends StructuredProvider {
   }
 
   protected override adapterEnv(): Record<string, string> {
+    if (this.flavour === 'opencode') {
+      // opencode's default permission config allows every tool without
+      // asking, which would bypass the bridge's `permissions` answer: make
+      // it ask for everything, so each tool use comes to us.
+      return { OPENCODE_PERMISSION: OPENCODE_ASK_ALL };
+    }
     if (this.flavour !== 'gemini') return {};
     // Without these gemini exits 55 in a directory it has not been told to
     // trust, and re-launches itself as a second node process.

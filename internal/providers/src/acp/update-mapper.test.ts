@@ -91,12 +91,10 @@ describe('UpdateMapper on captured opencode acp lines (o5)', () => {
       tool_call_id: 'toolu_fake_10',
       name: 'touch created.txt',
       input: { command: 'touch created.txt' },
-      permission: {
-        decision: 'allow',
-        outcome: 'selected',
-        option_id: 'once',
-        option_kind: 'allow_once',
-      },
+      permission: 'allow',
+      permission_outcome: 'selected',
+      option_id: 'once',
+      option_kind: 'allow_once',
     });
     expect(events[4]?.data).toMatchObject({
       tool_call_id: 'toolu_fake_10',
@@ -123,7 +121,7 @@ describe('UpdateMapper on captured opencode acp lines (o5)', () => {
     expect(events.at(-1)).toMatchObject({
       type: 'TOOL_CALL',
       text: 'permission deny: touch created.txt',
-      data: { permission: { decision: 'deny', option_id: 'reject', option_kind: 'reject_once' } },
+      data: { permission: 'deny', option_id: 'reject', option_kind: 'reject_once' },
     });
   });
 });
@@ -143,7 +141,9 @@ describe('UpdateMapper on captured gemini --acp lines (g3)', () => {
     expect(events[0]?.data).toMatchObject({
       tool_call_id: 'run_shell_command__run_shell_command_1795334454015_0',
       kind: 'execute',
-      permission: { option_id: 'proceed_once', option_kind: 'allow_once' },
+      permission: 'allow',
+      option_id: 'proceed_once',
+      option_kind: 'allow_once',
     });
     expect(events[5]?.data).toBeUndefined();
   });

@@ -72,9 +72,10 @@ export class UpdateMapper {
     const fields = toolCallFields(toolCall);
     const state = fields ? this.merge(fields) : undefined;
     if (state) state.announced = true;
+    // `permission` is the plain decision, as in the other adapters; how it was put to the agent beside it.
     const permission: EventData = {
-      decision: answer.decision,
-      outcome: answer.outcome.outcome,
+      permission: answer.decision,
+      permission_outcome: answer.outcome.outcome,
     };
     if (answer.option) {
       permission.option_id = answer.option.optionId;
@@ -85,7 +86,7 @@ export class UpdateMapper {
       stream: 'system',
       text: `permission ${answer.outcome.outcome === 'selected' ? answer.decision : 'cancelled'}: ${state?.title ?? 'tool call'}`,
       turnId,
-      data: { ...(state ? toolData(state) : {}), permission },
+      data: { ...(state ? toolData(state) : {}), ...permission },
     });
   }
 
