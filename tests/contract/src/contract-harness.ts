@@ -38,11 +38,23 @@ export function writeFile(path: string, text: string): void {
 }
 
 /** A daemon over mTLS with the given providers, and a client for project "alpha". */
-export async function contractDaemon(providers: Record<string, unknown>) {
+export async function contractDaemon(providers: Record<string, Record<string, unknown>>) {
   const pki = await createTestPki();
+  // Each CLI gets its own TMPDIR, removed on close: opencode unpacks a 5 MB
+  // native library into the temp directory on every start, gemini writes an
+  // error report there on every API error, claude and codex leave folders.
+  const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'contract-tmp-')));
+  const withTmp = Object.fromEntries(
+    Object.entries(providers).map(([id, p]) => {
+      const dir = join(scratch, id);
+      mkdirSync(dir);
+      const env = (p.env ?? {}) as Record<string, string>;
+      return [id, { ...p, env: { TMPDIR: dir, ...env } }];
+    }),
+  );
   const daemon: TestDaemon = await startDaemon({
     pki,
-    config: { sessions: { max_per_project: 20, max_global: 20 }, providers },
+    config: { sessions: { max_per_project: 20, max_global: 20 }, providers: withTmp },
   });
   // Some CLIs want a git repository (codex warns, claude records the branch).
   execFileSync('git', ['init', '-q', daemon.repo]);
@@ -75,6 +87,7 @@ export async function contractDaemon(providers: Record<string, unknown>) {
       await daemon.stop();
       // createTestPki leaves its directory (certificates, keys) behind.
       rmSync(pki.dir, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
     },
   };
 }
