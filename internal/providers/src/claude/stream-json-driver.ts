@@ -161,7 +161,7 @@ export class StreamJsonDriver implements ProtocolDriver {
 
   private onControlRequest(id: string, req: Obj): void {
     if (req.subtype !== 'can_use_tool') {
-      this.reply(id, {
+      this.reply({
         subtype: 'error',
         request_id: id,
         error: `unsupported: ${str(req.subtype)}`,
@@ -186,10 +186,10 @@ export class StreamJsonDriver implements ProtocolDriver {
     const response = allow
       ? { behavior: 'allow', updatedInput: input }
       : { behavior: 'deny', message: "denied by the bridge's permissions policy" };
-    this.reply(id, { subtype: 'success', request_id: id, response });
+    this.reply({ subtype: 'success', request_id: id, response });
   }
 
-  private reply(_id: string, response: Obj): void {
+  private reply(response: Obj): void {
     try {
       this.ctx.writeJson({ type: 'control_response', response });
     } catch {
