@@ -14,6 +14,7 @@ export default defineConfig({
       'tests/src/**/*.test.ts',
     ],
     exclude: ['**/node_modules/**', 'tests/contract/**'],
+    globalSetup: ['tests/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

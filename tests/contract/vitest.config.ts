@@ -10,6 +10,7 @@ export default defineConfig({
   test: {
     root: new URL('.', import.meta.url).pathname,
     include: ['src/**/*.contract.test.ts'],
+    globalSetup: ['../global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -20,7 +20,8 @@ export interface TestPki {
 
 /** A complete PKI for a test daemon, made with internal/pki (P-384). */
 export async function createTestPki(): Promise<TestPki> {
-  const dir = mkdtempSync(join(tmpdir(), 'bridge-pki-'));
+  // Under the run's own directory when the suite's global setup made one.
+  const dir = mkdtempSync(join(process.env.BRIDGE_TEST_TMPDIR ?? tmpdir(), 'bridge-pki-'));
   const ca = await createCA({ name: 'test CA' });
   const rogueCa = await createCA({ name: 'rogue CA' });
   const server = await issueCert({
