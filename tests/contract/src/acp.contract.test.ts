@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI_BIN,
   contractDaemon,
+  expectOneTurn,
   ofType,
   show,
   T,
@@ -105,6 +106,7 @@ for (const id of ['opencode', 'gemini']) {
       const s = await bridge.start(id);
       await s.send('hello');
       const first = await s.events(turnsDone(1));
+      expectOneTurn(first);
       expect(ofType(first, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text, show(first)).toContain(
         'Hello from fake model.',
       );

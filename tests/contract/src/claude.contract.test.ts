@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI_BIN,
   contractDaemon,
+  expectOneTurn,
   ofType,
   show,
   T,
@@ -61,6 +62,7 @@ describe('claude 2.1.197 through the daemon', () => {
     const s = await bridge.start('claude');
     await s.send('hello');
     const first = await s.events(turnsDone(1));
+    expectOneTurn(first);
     expect(ofType(first, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text, show(first)).toBe(
       'Hello from fake model.',
     );

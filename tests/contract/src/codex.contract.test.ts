@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI_BIN,
   contractDaemon,
+  expectOneTurn,
   ofType,
   show,
   T,
@@ -81,6 +82,7 @@ describe('codex 0.169.0 through the daemon', () => {
     const s = await bridge.start('codex');
     await s.send('hello');
     const first = await s.events(turnsDone(1));
+    expectOneTurn(first);
     const msg = ofType(first, T.EVENT_TYPE_AGENT_MESSAGE)[0];
     expect(msg?.text, show(first)).toBe('Hello from fake model.');
     expect(

@@ -3,18 +3,37 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BridgeServiceClient, EventType } from '@agent-bridge/proto';
+import { type BridgeServiceClient, EventType, type SessionEvent } from '@agent-bridge/proto';
 import {
   bearer,
   connect,
   createTestPki,
   mintToken,
   sessionClient,
+  showEvents,
   startDaemon,
   type TestDaemon,
 } from '@agent-bridge/tests/harness';
+import { expect } from 'vitest';
 
 export { ofType, showEvents as show, turnsDone } from '@agent-bridge/tests/harness';
+
+/**
+ * The turn's shape every adapter promises: TURN_STARTED after the input and
+ * before any agent event, one turn id on all of them, TURN_COMPLETED last.
+ */
+export function expectOneTurn(all: SessionEvent[]): void {
+  const started = all.findIndex((e) => e.type === EventType.EVENT_TYPE_TURN_STARTED);
+  const input = all.findIndex((e) => e.type === EventType.EVENT_TYPE_INPUT_RECEIVED);
+  const turn = all.slice(started);
+  const agent = turn.filter((e) => e.type >= EventType.EVENT_TYPE_TURN_STARTED);
+  const why = showEvents(all);
+  expect(started, why).toBeGreaterThan(input);
+  expect(input, why).toBeGreaterThanOrEqual(0);
+  expect(new Set(agent.map((e) => e.turnId)).size, why).toBe(1);
+  expect(agent[0]?.turnId, why).not.toBe('');
+  expect(agent.at(-1)?.type, why).toBe(EventType.EVENT_TYPE_TURN_COMPLETED);
+}
 
 /** The pinned CLIs, installed by scripts/install-clis.mjs. */
 export const CLI_BIN = join(

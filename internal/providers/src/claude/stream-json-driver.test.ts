@@ -98,6 +98,111 @@ describe('StreamJsonDriver on real claude output', () => {
     });
   });
 
+  it('"Not logged in" without credentials: one AGENT_ERROR, a failed turn, every turn (c1)', async () => {
+    const { driver, events } = setup();
+    driver.send('hi');
+    await Promise.resolve();
+    for (const line of capture('c1-not-logged-in.jsonl')) driver.onMessage(line);
+    expect(events.map((e) => [e.type, e.turnId])).toEqual([
+      ['TURN_STARTED', 'turn-1'],
+      ['AGENT_ERROR', 'turn-1'],
+      ['TURN_COMPLETED', 'turn-1'],
+    ]);
+    expect(events[1]).toMatchObject({
+      text: 'Not logged in · Please run /login',
+      error: 'authentication_failed',
+    });
+    expect(events[2]).toMatchObject({
+      done: true,
+      error: 'Not logged in · Please run /login',
+      data: { status: 'failed', is_error: true, subtype: 'success', total_cost_usd: 0 },
+    });
+  });
+
+  it('maps a tool turn: tool_use, the permission prompt, and the tool_result (notes §2.1)', async () => {
+    const { driver, events, written } = setup('allow');
+    driver.send('go');
+    await Promise.resolve();
+    for (const line of capture('tool-turn-notes.jsonl')) driver.onMessage(line);
+    const input = { command: 'touch created.txt', description: 'create file' };
+    expect(events.slice(1)).toEqual([
+      {
+        type: 'TOOL_CALL',
+        stream: 'system',
+        text: 'Bash',
+        turnId: 'turn-1',
+        data: { tool_use_id: 'toolu_1', name: 'Bash', input },
+      },
+      {
+        type: 'TOOL_CALL',
+        stream: 'system',
+        text: 'Bash: permission allowed',
+        turnId: 'turn-1',
+        data: {
+          permission: 'allow',
+          tool_use_id: 'toolu_1',
+          name: 'Bash',
+          input: { command: 'touch created.txt' },
+          blocked_path: '/repo/created.txt',
+        },
+      },
+      {
+        type: 'TOOL_RESULT',
+        stream: 'system',
+        text: 'hi',
+        turnId: 'turn-1',
+        data: {
+          tool_use_id: 'toolu_1',
+          is_error: false,
+          tool_use_result: { stdout: 'hi', stderr: '', interrupted: false },
+        },
+      },
+    ]);
+    // The answer echoes the input back unchanged as updatedInput.
+    expect(written.at(-1)).toEqual({
+      type: 'control_response',
+      response: {
+        subtype: 'success',
+        request_id: '858a…',
+        response: { behavior: 'allow', updatedInput: { command: 'touch created.txt' } },
+      },
+    });
+  });
+
+  it('ignores lines it has no event for: status, other stream events, replays, unknown types', async () => {
+    const { driver, events } = setup();
+    driver.send('hi');
+    await Promise.resolve();
+    const c3 = capture('c3-control.jsonl');
+    for (const line of [
+      ...c3.slice(1),
+      { type: 'keep_alive' },
+      { type: 'rate_limit_event', rate_limit_info: {} },
+      { type: 'stream_event', event: { type: 'message_stop' } },
+      {
+        type: 'stream_event',
+        event: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta' } },
+      },
+      { type: 'user', message: { role: 'user', content: 'hi' }, isReplay: true },
+      { type: 'something_new', x: 1 },
+      'not an object',
+    ]) {
+      driver.onMessage(line);
+    }
+    expect(events.map((e) => e.type)).toEqual(['TURN_STARTED']);
+  });
+
+  it('answers an unknown control request from the CLI with an error, not silence', () => {
+    const { driver, written } = setup();
+    driver.onMessage({ type: 'control_request', request_id: 'r9', request: { subtype: 'mcp_x' } });
+    expect(written).toEqual([
+      {
+        type: 'control_response',
+        response: { subtype: 'error', request_id: 'r9', error: 'unsupported: mcp_x' },
+      },
+    ]);
+  });
+
   it('answers can_use_tool by policy and records the answer', () => {
     for (const [policy, behavior] of [
       ['allow', 'allow'],
@@ -111,9 +216,16 @@ describe('StreamJsonDriver on real claude output', () => {
         request_id: '858a',
         request: { subtype: 'can_use_tool', tool_name: 'Bash', input, tool_use_id: 'toolu_1' },
       });
-      expect(written.at(-1)).toMatchObject({
+      expect(written.at(-1)).toEqual({
         type: 'control_response',
-        response: { subtype: 'success', request_id: '858a', response: { behavior } },
+        response: {
+          subtype: 'success',
+          request_id: '858a',
+          response:
+            behavior === 'allow'
+              ? { behavior, updatedInput: input }
+              : { behavior, message: 'denied by bridge policy' },
+        },
       });
       expect(events.at(-1)).toMatchObject({
         type: 'TOOL_CALL',

@@ -185,7 +185,7 @@ export class StreamJsonDriver implements ProtocolDriver {
     });
     const response = allow
       ? { behavior: 'allow', updatedInput: input }
-      : { behavior: 'deny', message: "denied by the bridge's permissions policy" };
+      : { behavior: 'deny', message: 'denied by bridge policy' };
     this.reply({ subtype: 'success', request_id: id, response });
   }
 
