@@ -60,9 +60,14 @@ beforeAll(async () => {
         claude: claude({}, { FAKE_CLAUDE_LOG: join(logDir, 'claude.log') }),
         claude_key: claude({ permissions: 'allow' }, { ANTHROPIC_API_KEY: 'sk-test-key' }),
         claude_auth: claude({}, { FAKE_CLAUDE_SCENARIO: 'auth-failure' }),
+        claude_bad_key: claude(
+          {},
+          { FAKE_CLAUDE_SCENARIO: 'auth-failure', ANTHROPIC_API_KEY: 'sk-bad' },
+        ),
         claude_raw: claude({ emit_raw: true }),
         claude_storm: claude({ turn_timeout: '2s' }, { FAKE_CLAUDE_SCENARIO: 'retry-storm' }),
         claude_crash: claude({}, { FAKE_CLAUDE_SCENARIO: 'crash-mid-turn' }),
+        claude_segv: claude({}, { FAKE_CLAUDE_SCENARIO: 'segv-mid-turn' }),
         claude_stubborn: claude({}, { FAKE_CLAUDE_SCENARIO: 'ignore-sigterm' }),
         claude_helper: claude({}, { FAKE_CLAUDE_SCENARIO: 'grandchild' }),
         claude_opts: claude({}, { FAKE_CLAUDE_LOG: join(logDir, 'opts.log') }),
@@ -153,6 +158,10 @@ describe('claude adapter through the daemon', () => {
       T.EVENT_TYPE_TURN_COMPLETED,
     ]);
     expect(ofType(turn, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text).toBe('Hello from fake model.');
+    // The input that starts a turn is recorded before the turn's first event.
+    expect(Number(ofType(first, T.EVENT_TYPE_INPUT_RECEIVED)[0]?.seq)).toBeLessThan(
+      Number(turn[0]?.seq),
+    );
     expect(turn.at(-1)).toMatchObject({
       text: 'completed',
       done: true,
@@ -195,7 +204,7 @@ describe('claude adapter through the daemon', () => {
       expect.objectContaining({ permission: 'deny', tool_use_id: 'toolu_1', name: 'Bash' }),
     ]);
     expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]).toMatchObject({
-      text: "denied by the bridge's permissions policy",
+      text: 'denied by bridge policy',
       data: { tool_use_id: 'toolu_1', is_error: true },
     });
     expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data?.permission_denials).toHaveLength(1);
@@ -240,21 +249,29 @@ describe('claude adapter through the daemon', () => {
   });
 
   it('an auth failure (is_error with subtype "success") is one clear AGENT_ERROR and a failed turn', async () => {
-    const { sessionId } = await start('claude_auth');
-    await send(sessionId, 'hi');
-    const all = await eventsUntil(sessionId, completedTurns(1));
-    const errors = ofType(all, T.EVENT_TYPE_AGENT_ERROR);
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({
-      text: 'Invalid API key · Fix external API key',
-      error: 'authentication_failed',
-    });
-    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)).toEqual([]);
-    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]).toMatchObject({
-      error: 'Invalid API key · Fix external API key',
-      data: { status: 'failed', is_error: true, subtype: 'success' },
-    });
-    await stop(sessionId);
+    for (const [provider, message] of [
+      ['claude_auth', 'Not logged in · Please run /login'],
+      ['claude_bad_key', 'Invalid API key · Fix external API key'],
+    ] as const) {
+      const { sessionId } = await start(provider);
+      await send(sessionId, 'hi');
+      const all = await eventsUntil(sessionId, completedTurns(1));
+      const errors = ofType(all, T.EVENT_TYPE_AGENT_ERROR);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ text: message, error: 'authentication_failed' });
+      expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)).toEqual([]);
+      expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]).toMatchObject({
+        error: message,
+        data: { status: 'failed', is_error: true, subtype: 'success' },
+      });
+      // The session survives the failed turn; claude exits 1 when its input ends.
+      expect((await get(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+      await stop(sessionId);
+      expect((await eventsUntil(sessionId)).at(-1)).toMatchObject({
+        type: T.EVENT_TYPE_SESSION_STOPPED,
+        data: { exit_code: 1 },
+      });
+    }
   });
 
   it('a retry storm is reported and ended by turn_timeout, not left hanging', async () => {
@@ -286,6 +303,13 @@ describe('claude adapter through the daemon', () => {
     expect(last?.data).toMatchObject({ exit_code: 1 });
     expect(String(last?.data?.stderr_tail)).toContain('panic: fake crash in the middle of a turn');
     expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA)[0]?.text).toBe('Hel');
+
+    const segv = await start('claude_segv');
+    await send(segv.sessionId, 'hi');
+    expect((await eventsUntil(segv.sessionId)).at(-1)).toMatchObject({
+      type: T.EVENT_TYPE_SESSION_FAILED,
+      data: { signal: 'SIGSEGV', stderr_tail: expect.stringContaining('panic: fake crash') },
+    });
   });
 
   it('stops an agent that ignores SIGTERM and EOF, and a grandchild with it', async () => {
@@ -321,6 +345,23 @@ describe('claude adapter through the daemon', () => {
       ' fake',
       ' model.',
     ]);
+    await stop(sessionId);
+  });
+
+  it('a flood of deltas (and one of 1 MiB) arrives whole and in order', async () => {
+    const { sessionId } = await start('claude');
+    await send(sessionId, 'FLOOD');
+    const all = await eventsUntil(sessionId, completedTurns(1));
+    expect(ofType(all, T.EVENT_TYPE_BUFFER_OVERFLOW)).toEqual([]);
+    const deltas = ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA);
+    expect(deltas).toHaveLength(3001);
+    expect(deltas.slice(0, 3).map((e) => e.text)).toEqual(['w0 ', 'w1 ', 'w2 ']);
+    expect(deltas.at(-1)?.text).toHaveLength(1024 * 1024);
+    const message = ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text;
+    expect(deltas.map((e) => e.text).join('') === message).toBe(true);
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({
+      status: 'completed',
+    });
     await stop(sessionId);
   });
 
@@ -374,6 +415,16 @@ describe('claude adapter through the daemon', () => {
 });
 
 describe('the built-in mock (claude stream-json subset)', () => {
+  it('is always available and needs no credentials', async () => {
+    const { providers } = await call(client, (c) => c.listProviders, {}, md);
+    expect(providers.find((p) => p.id === 'mock')).toMatchObject({
+      available: true,
+      version: `mock (node ${process.version})`,
+      authState: ProviderAuthState.PROVIDER_AUTH_STATE_NOT_REQUIRED,
+      capabilities: { structuredEvents: true, multiTurn: true, interrupt: true },
+    });
+  });
+
   it('answers with a structured turn and can be interrupted', async () => {
     const { sessionId } = await start('mock');
     await send(sessionId, 'a slow reply please');
