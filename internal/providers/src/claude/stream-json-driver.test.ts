@@ -37,9 +37,12 @@ describe('StreamJsonDriver on real claude output', () => {
     await expect(done).resolves.toBeUndefined();
   });
 
-  it('maps a text turn: deltas, the message, and TURN_COMPLETED with usage and cost (c4)', () => {
+  it('maps a text turn: deltas, the message, and TURN_COMPLETED with usage and cost (c4)', async () => {
     const { driver, events, written } = setup();
     driver.send('hello');
+    // TURN_STARTED waits a microtask, for SendInput to record the input first.
+    expect(events).toEqual([]);
+    await Promise.resolve();
     expect(written).toEqual([{ type: 'user', message: { role: 'user', content: 'hello' } }]);
     for (const line of capture('c4-text-turn.jsonl')) driver.onMessage(line);
     expect(events.map((e) => [e.type, e.text])).toEqual([
@@ -70,9 +73,10 @@ describe('StreamJsonDriver on real claude output', () => {
     });
   });
 
-  it('reports each api_retry as an AGENT_ERROR that says which attempt (c5)', () => {
+  it('reports each api_retry as an AGENT_ERROR that says which attempt (c5)', async () => {
     const { driver, events } = setup();
     driver.send('hi');
+    await Promise.resolve();
     for (const line of capture('c5-api-retry.jsonl')) driver.onMessage(line);
     const retries = events.filter((e) => e.type === 'AGENT_ERROR');
     expect(retries).toHaveLength(9);
@@ -83,9 +87,10 @@ describe('StreamJsonDriver on real claude output', () => {
     });
   });
 
-  it('judges an invalid key by is_error, not subtype, and reports it once (c6)', () => {
+  it('judges an invalid key by is_error, not subtype, and reports it once (c6)', async () => {
     const { driver, events } = setup();
     driver.send('hi');
+    await Promise.resolve();
     for (const line of capture('c6-invalid-key.jsonl')) driver.onMessage(line);
     expect(events.map((e) => e.type)).toEqual(['TURN_STARTED', 'AGENT_ERROR', 'TURN_COMPLETED']);
     expect(events[1]).toMatchObject({
@@ -250,6 +255,7 @@ describe('StreamJsonDriver on real claude output', () => {
     const { driver, events, written } = setup();
     expect(await driver.interrupt()).toEqual({ interrupted: false, turnId: '' });
     driver.send('HANG');
+    await Promise.resolve();
     const res = driver.interrupt();
     const req = written.at(-1) as { request_id: string; request: { subtype: string } };
     expect(req.request.subtype).toBe('interrupt');

@@ -51,7 +51,7 @@ export class StreamJsonDriver implements ProtocolDriver {
       this.queue.push(text);
       return;
     }
-    this.startTurn(text);
+    this.startTurn(text, true);
   }
 
   async interrupt(): Promise<{ interrupted: boolean; turnId: string }> {
@@ -113,18 +113,25 @@ export class StreamJsonDriver implements ProtocolDriver {
     }
   }
 
-  private startTurn(text: string): void {
-    const turnId = this.ctx.turns.begin();
-    this.running = true;
-    this.reportedError = '';
-    this.ctx.emit({ type: 'TURN_STARTED', stream: 'system', text: '', turnId });
+  /**
+   * `direct`: called from SendInput, which records INPUT_RECEIVED right after
+   * `send` returns, in the same tick. TURN_STARTED then waits a microtask so
+   * the input's seq comes before the turn it starts; claude's output arrives
+   * in later I/O callbacks, so nothing of the turn can come first.
+   */
+  private startTurn(text: string, direct = false): void {
     try {
       this.ctx.writeJson({ type: 'user', message: { role: 'user', content: text } });
     } catch (err) {
-      this.running = false;
-      this.ctx.turns.end();
       throw err instanceof InputClosedError ? err : new InputClosedError();
     }
+    const turnId = this.ctx.turns.begin();
+    this.running = true;
+    this.reportedError = '';
+    const announce = () =>
+      this.ctx.emit({ type: 'TURN_STARTED', stream: 'system', text: '', turnId });
+    if (direct) queueMicrotask(announce);
+    else announce();
   }
 
   private control(request: Obj, timeoutMs: number): Promise<Obj> {
