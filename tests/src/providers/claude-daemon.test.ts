@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +10,7 @@ import {
   type SessionEvent,
   SessionStatus,
 } from '@agent-bridge/proto';
+import { MOCK_AGENT_PATH } from '@agent-bridge/providers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
@@ -436,5 +439,25 @@ describe('the built-in mock (claude stream-json subset)', () => {
     expect(done.map((e) => e.data?.status)).toEqual(['interrupted', 'completed']);
     expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toContain('received "quick"');
     await stop(sessionId);
+  });
+
+  it('is a real process: stop closes its input and it exits 0; SIGTERM ends it too', async () => {
+    const { sessionId } = await start('mock');
+    await stop(sessionId);
+    expect((await eventsUntil(sessionId)).at(-1)).toMatchObject({
+      type: T.EVENT_TYPE_SESSION_STOPPED,
+      data: { exit_code: 0 },
+    });
+    expect((await eventsUntil(sessionId)).at(-1)?.data?.signal).toBeUndefined();
+
+    const child = spawn(process.execPath, [MOCK_AGENT_PATH], { stdio: ['pipe', 'pipe', 'ignore'] });
+    // Its answer to initialize shows the SIGTERM handler is installed.
+    child.stdin.write(
+      '{"type":"control_request","request_id":"r1","request":{"subtype":"initialize"}}\n',
+    );
+    await once(child.stdout, 'data');
+    child.kill('SIGTERM');
+    const [code, signal] = await once(child, 'exit');
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
   });
 });
