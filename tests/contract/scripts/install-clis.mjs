@@ -10,7 +10,12 @@ import { fileURLToPath } from 'node:url';
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'clis');
 const lock = readFileSync(join(dir, 'package-lock.json'), 'utf8');
 const stamp = join(dir, 'node_modules', '.installed-lock');
-if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lock) {
+// The stamp is written only after a complete install; the binaries are
+// checked too, in case part of node_modules was removed since.
+const bins = ['claude', 'codex', 'opencode', 'gemini'].map((b) =>
+  join(dir, 'node_modules', '.bin', b),
+);
+if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lock && bins.every((b) => existsSync(b))) {
   process.stdout.write('contract CLIs: already installed\n');
   process.exit(0);
 }

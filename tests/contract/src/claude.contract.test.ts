@@ -6,6 +6,7 @@ import {
   CLI_BIN,
   contractDaemon,
   expectOneTurn,
+  expectToolTurn,
   ofType,
   show,
   T,
@@ -71,10 +72,13 @@ describe('claude 2.1.197 through the daemon', () => {
         .map((e) => e.text)
         .join(''),
     ).toBe('Hello from fake model.');
+    // The usage is what the fake API reported, carried through claude and the adapter.
     expect(ofType(first, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({
       status: 'completed',
       is_error: false,
       claude_code_version: '2.1.197',
+      usage: { input_tokens: 12, output_tokens: 7 },
+      total_cost_usd: expect.any(Number),
     });
     await s.send('again');
     const both = await s.events(turnsDone(2));
@@ -88,16 +92,18 @@ describe('claude 2.1.197 through the daemon', () => {
     const s = await bridge.start('claude_allow');
     await s.send('please USE_TOOL');
     const all = await s.events(turnsDone(1));
+    expectOneTurn(all);
+    const result = expectToolTurn(all, 'Tool ran fine.');
+    expect(result.data, show(all)).toMatchObject({ is_error: false });
     const calls = ofType(all, T.EVENT_TYPE_TOOL_CALL);
-    expect(
-      calls.map((e) => e.data?.name),
-      show(all),
-    ).toContain('Bash');
-    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data, show(all)).toMatchObject({
-      is_error: false,
+    expect(calls[0]?.data, show(all)).toMatchObject({
+      name: 'Bash',
+      input: { command: 'touch created.txt' },
     });
-    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('Tool ran fine.');
+    expect(calls.find((e) => e.data?.permission)?.data).toMatchObject({ permission: 'allow' });
     expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
+    // The tool's result went back to the model, which then gave its answer.
+    expect(api.served).toContain('after-tool');
     await s.stop();
   });
 

@@ -6,6 +6,7 @@ import {
   CLI_BIN,
   contractDaemon,
   expectOneTurn,
+  expectToolTurn,
   ofType,
   show,
   T,
@@ -92,7 +93,11 @@ describe('codex 0.169.0 through the daemon', () => {
     ).toBe('Hello from fake model.');
     const done = ofType(first, T.EVENT_TYPE_TURN_COMPLETED)[0];
     expect(done?.turnId).toBe(msg?.turnId);
-    expect(done?.data).toMatchObject({ status: 'completed' });
+    // This turn's usage is what the fake API reported (codex's thread total is beside it).
+    expect(done?.data).toMatchObject({
+      status: 'completed',
+      usage: { input_tokens: 22, output_tokens: 10, total_tokens: 32 },
+    });
     await s.send('again');
     const both = await s.events(turnsDone(2));
     expect(ofType(both, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data, show(both)).toMatchObject({
@@ -106,10 +111,16 @@ describe('codex 0.169.0 through the daemon', () => {
     const s = await bridge.start('codex_allow');
     await s.send('please USE_TOOL');
     const all = await s.events(turnsDone(1));
-    expect(ofType(all, T.EVENT_TYPE_TOOL_CALL).length, show(all)).toBeGreaterThan(0);
-    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT).length, show(all)).toBeGreaterThan(0);
-    expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text, show(all)).toBe('Tool ran fine.');
+    expectOneTurn(all);
+    const result = expectToolTurn(all, 'Tool ran fine.');
+    expect(result.data, show(all)).toMatchObject({
+      name: 'commandExecution',
+      status: 'completed',
+      is_error: false,
+    });
+    expect(ofType(all, T.EVENT_TYPE_TOOL_CALL)[0]?.text, show(all)).toContain('touch created.txt');
     expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
+    expect(api.served).toContain('after-tool');
     await s.stop();
   });
 

@@ -35,6 +35,30 @@ export function expectOneTurn(all: SessionEvent[]): void {
   expect(agent.at(-1)?.type, why).toBe(EventType.EVENT_TYPE_TURN_COMPLETED);
 }
 
+/**
+ * A tool turn in the order the mapping promises: a TOOL_CALL, then the
+ * TOOL_RESULT of the same call (by its id), then the model's final
+ * AGENT_MESSAGE. Returns the result's event.
+ */
+export function expectToolTurn(all: SessionEvent[], finalText: string): SessionEvent {
+  const why = showEvents(all);
+  const idOf = (e: SessionEvent | undefined) => e?.data?.tool_call_id ?? e?.data?.tool_use_id;
+  const result = all.findIndex((e) => e.type === EventType.EVENT_TYPE_TOOL_RESULT);
+  expect(result, why).toBeGreaterThan(0);
+  const id = idOf(all[result]);
+  expect(id, why).toBeTruthy();
+  const call = all.findIndex((e) => e.type === EventType.EVENT_TYPE_TOOL_CALL && idOf(e) === id);
+  expect(call, why).toBeGreaterThanOrEqual(0);
+  expect(call, why).toBeLessThan(result);
+  const messages = all
+    .map((e, i) => [e, i] as const)
+    .filter(([e]) => e.type === EventType.EVENT_TYPE_AGENT_MESSAGE);
+  const [last, at] = messages.at(-1) ?? [undefined, -1];
+  expect(last?.text, why).toBe(finalText);
+  expect(at, why).toBeGreaterThan(result);
+  return all[result]!;
+}
+
 /** The pinned CLIs, installed by scripts/install-clis.mjs. */
 export const CLI_BIN = join(
   dirname(fileURLToPath(import.meta.url)),

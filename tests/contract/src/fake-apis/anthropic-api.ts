@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import {
   AFTER_TOOL,
   BAD_KEY,
-  chooseScript,
   FakeModelApi,
   pause,
   REPLY,
@@ -47,7 +46,7 @@ export class FakeAnthropicApi extends FakeModelApi {
     const last = [...messages].reverse().find((m) => m.role === 'user');
     const lastText = JSON.stringify(last?.content ?? '');
     const hasToolResult = lastText.includes('"tool_result"');
-    const script = chooseScript(lastText, hasToolResult);
+    const script = this.script(lastText, hasToolResult, (body.tools ?? []).length > 0);
     const id = `msg_fake_${++this.n}`;
     const usage = {
       input_tokens: 12,

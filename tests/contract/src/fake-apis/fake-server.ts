@@ -17,9 +17,15 @@ export const AFTER_TOOL = ['Tool', ' ran', ' fine.'];
 export const TOOL_COMMAND = 'touch created.txt';
 export const BAD_KEY = 'sk-bad';
 
-/** The keyword rules shared by every vendor fake. */
-export function chooseScript(lastUser: string, hasToolResult: boolean): Script {
+/**
+ * The keyword rules shared by every vendor fake. A request that offers no
+ * tools is a side request of the CLI's own (opencode asks for a session
+ * title with the first message in it): it always gets a plain answer, so a
+ * keyword meant for the agent neither calls a tool there nor stalls it.
+ */
+export function chooseScript(lastUser: string, hasToolResult: boolean, tools: boolean): Script {
   if (hasToolResult) return 'after-tool';
+  if (!tools) return 'text';
   if (lastUser.includes('USE_TOOL')) return 'tool';
   if (lastUser.includes('HANG')) return 'hang';
   return 'text';
@@ -32,6 +38,8 @@ export function chooseScript(lastUser: string, hasToolResult: boolean): Script {
  */
 export abstract class FakeModelApi {
   readonly requests: Recorded[] = [];
+  /** The script each model request was answered with, in order. */
+  readonly served: Script[] = [];
   private server: Server | undefined;
   private readonly open = new Set<ServerResponse>();
   port = 0;
@@ -56,6 +64,13 @@ export abstract class FakeModelApi {
   }
 
   protected abstract handle(req: Recorded, res: ServerResponse): Promise<void>;
+
+  /** Decides (and records) how to answer one model request. */
+  protected script(lastUser: string, hasToolResult: boolean, tools: boolean): Script {
+    const script = chooseScript(lastUser, hasToolResult, tools);
+    this.served.push(script);
+    return script;
+  }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];

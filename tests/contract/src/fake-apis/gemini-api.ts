@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import {
   AFTER_TOOL,
   BAD_KEY,
-  chooseScript,
   FakeModelApi,
   pause,
   REPLY,
@@ -53,11 +52,15 @@ export class FakeGeminiApi extends FakeModelApi {
       .reverse()
       .find((c) => c.role === 'user' && c.parts?.some((p) => 'text' in p));
     const hasToolResult = Boolean(last?.parts?.some((p) => 'functionResponse' in p));
-    const script = chooseScript(JSON.stringify(lastUser?.parts ?? []), hasToolResult);
-    const usageMetadata = { promptTokenCount: 26, candidatesTokenCount: 12, totalTokenCount: 38 };
     const decls = (body.tools ?? [])
       .flatMap((t) => t.functionDeclarations ?? [])
       .map((d) => d.name);
+    const script = this.script(
+      JSON.stringify(lastUser?.parts ?? []),
+      hasToolResult,
+      decls.length > 0,
+    );
+    const usageMetadata = { promptTokenCount: 26, candidatesTokenCount: 12, totalTokenCount: 38 };
     const shell = decls.find((d) => d === 'run_shell_command') ?? decls[0] ?? 'run_shell_command';
     const chunk = (parts: unknown[], finishReason?: string) => ({
       candidates: [

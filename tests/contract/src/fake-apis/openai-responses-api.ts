@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import {
   AFTER_TOOL,
   BAD_KEY,
-  chooseScript,
   FakeModelApi,
   pause,
   REPLY,
@@ -41,9 +40,10 @@ export class FakeOpenAiResponsesApi extends FakeModelApi {
     const input = body.input ?? [];
     const lastItem = input.at(-1);
     const lastUser = [...input].reverse().find((i) => i.role === 'user');
-    const script = chooseScript(
+    const script = this.script(
       JSON.stringify(lastUser?.content ?? ''),
       lastItem?.type === 'function_call_output',
+      (body.tools ?? []).length > 0,
     );
     const n = ++this.n;
     const id = `resp_${n}`;

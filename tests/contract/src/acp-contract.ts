@@ -1,0 +1,159 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { type ProviderAuthState, SessionStatus } from '@agent-bridge/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  contractDaemon,
+  expectOneTurn,
+  expectToolTurn,
+  ofType,
+  show,
+  T,
+  tempHome,
+  turnsDone,
+} from './contract-harness.js';
+import type { FakeModelApi } from './fake-apis/index.js';
+
+type ProviderConfig = Record<string, unknown>;
+
+export interface AcpContract {
+  /** Provider id in the daemon's config (also the adapter's flavour). */
+  id: string;
+  version: string;
+  authState: ProviderAuthState;
+  api: FakeModelApi;
+  /** The provider's config for an API key, with its own HOME under `home`. */
+  provider(key: string, home: string, extra?: ProviderConfig): ProviderConfig;
+  /** The usage the text turn's TURN_COMPLETED carries (from the fake API, through the CLI). */
+  textUsage: Record<string, number>;
+}
+
+/**
+ * The contract every ACP agent is held to through the daemon: the same
+ * cases for opencode and gemini, each file with its own fake API and daemon.
+ */
+export function acpContract(c: AcpContract): void {
+  const home = tempHome(c.id);
+  let bridge: Awaited<ReturnType<typeof contractDaemon>>;
+  const acp = (extra: ProviderConfig = {}): ProviderConfig => ({
+    adapter: 'acp',
+    turn_timeout: '90s',
+    // opencode needs several seconds for its first start on a loaded machine.
+    startup_timeout: '60s',
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    await c.api.start();
+    bridge = await contractDaemon({
+      [c.id]: acp(c.provider('sk-test', join(home.home, 'plain'))),
+      [`${c.id}_allow`]: acp(
+        c.provider('sk-test', join(home.home, 'allow'), { permissions: 'allow' }),
+      ),
+      [`${c.id}_bad`]: acp(c.provider('sk-bad', join(home.home, 'bad'))),
+    });
+  });
+
+  afterAll(async () => {
+    await bridge?.close();
+    await c.api.stop();
+    home.cleanup();
+  });
+
+  describe(`${c.id} ${c.version} (ACP) through the daemon`, () => {
+    it('ListProviders reports the real version and an auth state', async () => {
+      const { providers } = await bridge.providers();
+      expect(providers.find((p) => p.id === c.id)).toMatchObject({
+        available: true,
+        version: c.version,
+        authState: c.authState,
+      });
+    });
+
+    it('a text turn with deltas, then a second turn in the same session', async () => {
+      const s = await bridge.start(c.id);
+      await s.send('hello');
+      const first = await s.events(turnsDone(1));
+      expectOneTurn(first);
+      expect(ofType(first, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text, show(first)).toBe(
+        'Hello from fake model.',
+      );
+      expect(
+        ofType(first, T.EVENT_TYPE_AGENT_MESSAGE_DELTA)
+          .map((e) => e.text)
+          .join(''),
+      ).toBe('Hello from fake model.');
+      expect(ofType(first, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({
+        stop_reason: 'end_turn',
+        interrupted: false,
+        usage: c.textUsage,
+      });
+      await s.send('again');
+      const both = await s.events(turnsDone(2));
+      expect(ofType(both, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data, show(both)).toMatchObject({
+        stop_reason: 'end_turn',
+      });
+      expect(ofType(both, T.EVENT_TYPE_AGENT_MESSAGE)).toHaveLength(2);
+      await s.stop();
+    });
+
+    it('a tool call: the permission request is answered by policy, the tool runs', async () => {
+      rmSync(join(bridge.daemon.repo, 'created.txt'), { force: true });
+      const s = await bridge.start(`${c.id}_allow`);
+      await s.send('please USE_TOOL');
+      const all = await s.events(turnsDone(1));
+      expectOneTurn(all);
+      const result = expectToolTurn(all, 'Tool ran fine.');
+      expect(result.data, show(all)).toMatchObject({ status: 'completed', is_error: false });
+      const asked = ofType(all, T.EVENT_TYPE_TOOL_CALL).find((e) => e.data?.permission);
+      expect(asked?.data, show(all)).toMatchObject({ permission: 'allow', kind: 'execute' });
+      expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
+      expect(c.api.served).toContain('after-tool');
+      await s.stop();
+    });
+
+    it('a tool call under permissions: deny is refused, recorded, and nothing runs', async () => {
+      rmSync(join(bridge.daemon.repo, 'created.txt'), { force: true });
+      const s = await bridge.start(c.id);
+      await s.send('please USE_TOOL');
+      const all = await s.events(turnsDone(1));
+      const asked = ofType(all, T.EVENT_TYPE_TOOL_CALL).find((e) => e.data?.permission);
+      expect(asked?.data, show(all)).toMatchObject({ permission: 'deny' });
+      expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(false);
+      await s.stop();
+    });
+
+    it('an interrupt ends a hanging turn; the session lives on', async () => {
+      const s = await bridge.start(c.id);
+      await s.send('HANG now');
+      await s.events((all) => ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).length > 0);
+      expect((await s.interrupt()).interrupted).toBe(true);
+      const all = await s.events(turnsDone(1));
+      expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data, show(all)).toMatchObject({
+        stop_reason: 'cancelled',
+        interrupted: true,
+      });
+      await s.send('hello');
+      const next = await s.events(turnsDone(2));
+      expect(ofType(next, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data, show(next)).toMatchObject({
+        stop_reason: 'end_turn',
+      });
+      expect(ofType(next, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('Hello from fake model.');
+      expect((await s.get()).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+      await s.stop();
+    });
+
+    it('a rejected API key surfaces as a clear AGENT_ERROR', async () => {
+      const s = await bridge.start(`${c.id}_bad`);
+      await s.send('hello');
+      const all = await s.events(
+        (evs) => turnsDone(1)(evs) && ofType(evs, T.EVENT_TYPE_AGENT_ERROR).length > 0,
+      );
+      const errors = ofType(all, T.EVENT_TYPE_AGENT_ERROR);
+      expect(errors.map((e) => e.text).join('\n'), show(all)).toMatch(
+        /API key|401|invalid|authentic/i,
+      );
+      await s.stop();
+    });
+  });
+}
