@@ -159,6 +159,15 @@ describe('CodexDriver handshake', () => {
     });
     expect(h.events.some((e) => e.type === 'AGENT_ERROR')).toBe(false);
   });
+
+  it('does not tag a warning that comes before codex names the turn with a provisional turn id', async () => {
+    const h = harness();
+    await h.start();
+    h.events.length = 0;
+    h.driver.send('hello');
+    h.feed({ method: 'warning', params: { threadId: 't', message: 'Model metadata not found' } });
+    expect(h.events.find((e) => e.type === 'STDERR')?.turnId).toBeUndefined();
+  });
 });
 
 describe('CodexDriver turns (captured x4 session)', () => {

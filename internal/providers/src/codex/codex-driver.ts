@@ -286,8 +286,13 @@ export class CodexDriver implements ProtocolDriver {
     });
   }
 
+  /**
+   * The turn a notification belongs to. Before codex has named the running
+   * turn, an un-addressed notification (a model-metadata warning, say) is
+   * not tagged: the provisional id would appear on no other event.
+   */
   private turnOf(p: Params): string | undefined {
-    return str(p.turnId) || this.ctx.turns.current;
+    return str(p.turnId) || (this.phase === 'running' ? this.ctx.turns.current : undefined);
   }
 
   private onNotification(method: string, p: Params): void {
