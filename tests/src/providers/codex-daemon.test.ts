@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,16 +13,16 @@ import {
   bearer,
   call,
   codeOf,
-  collect,
   connect,
   createTestPki,
   groupMembers,
   isAlive,
   mintToken,
+  ofType,
   REPO_ROOT,
+  sessionClient,
   startDaemon,
   status,
-  streamEvents,
   type TestDaemon,
   type TestPki,
   waitFor,
@@ -87,40 +86,19 @@ afterAll(async () => {
   if (logDir) rmSync(logDir, { recursive: true, force: true });
 });
 
-async function start(provider: string, agentOpts: Record<string, string> = {}) {
-  const sessionId = randomUUID();
-  await call(
-    client,
-    (c) => c.startSession,
-    { projectId: 'alpha', sessionId, repoPath: daemon.repo, provider, agentOpts },
-    md,
-  );
-  return { sessionId };
-}
-
-const send = (sessionId: string, text: string) =>
-  call(client, (c) => c.sendInput, { sessionId, text, idempotencyKey: '' }, md);
-const interrupt = (sessionId: string) => call(client, (c) => c.interruptTurn, { sessionId }, md);
-const stop = (sessionId: string, force = false) =>
-  call(client, (c) => c.stopSession, { sessionId, force }, md);
-const get = (sessionId: string) => call(client, (c) => c.getSession, { sessionId }, md);
-
-/** All events from the start until `until(all)` holds (or the stream ends). */
-async function eventsUntil(
-  sessionId: string,
-  until?: (all: SessionEvent[]) => boolean,
-): Promise<SessionEvent[]> {
-  const { events } = await collect(
-    streamEvents(client, { sessionId, afterSeq: 0n }, md),
-    until ? (_e, all) => until(all) : undefined,
-  );
-  return events;
-}
+const sessions = () => sessionClient(client, md, { projectId: 'alpha', repoPath: daemon.repo });
+const start = (provider: string, agentOpts: Record<string, string> = {}) =>
+  sessions().start(provider, agentOpts);
+const send = (id: string, text: string) => sessions().session(id).send(text);
+const interrupt = (id: string) => sessions().session(id).interrupt();
+const stop = (id: string, force = false) => sessions().session(id).stop(force);
+const get = (id: string) => sessions().session(id).get();
+const eventsUntil = (id: string, until?: (all: SessionEvent[]) => boolean) =>
+  sessions().session(id).events(until);
 const count = (type: EventType) => (all: SessionEvent[]) =>
   all.filter((e) => e.type === type).length;
 const completedTurns = (n: number) => (all: SessionEvent[]) =>
   count(T.EVENT_TYPE_TURN_COMPLETED)(all) >= n;
-const ofType = (all: SessionEvent[], type: EventType) => all.filter((e) => e.type === type);
 const readLog = (name: string) =>
   readFileSync(join(logDir, name), 'utf8')
     .trim()
