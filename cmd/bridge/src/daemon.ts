@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { JwtVerifier, loadIssuerKeys } from '@agent-bridge/auth';
 import { SessionManager } from '@agent-bridge/bridge';
 import { type BridgeConfig, compileRedactPattern } from '@agent-bridge/config';
@@ -22,7 +23,10 @@ export async function startDaemon(config: BridgeConfig, logger: Logger): Promise
     maxTtlMs: config.auth.jwtMaxTtlMs,
     clockSkewMs: config.auth.clockSkewMs,
   });
-  const providers = createProviders(config.providers);
+  const providers = createProviders(config.providers, {
+    parentEnv: process.env,
+    tempRoot: tmpdir(),
+  });
   const s = config.sessions;
   const manager = new SessionManager({
     settings: {

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, compileRedactPattern, loadConfig } from '@agent-bridge/config';
@@ -79,7 +80,7 @@ function checkConfig(file: string): number {
   try {
     const config = loadConfig(file);
     readTlsFiles(config.tls);
-    createProviders(config.providers);
+    createProviders(config.providers, { parentEnv: process.env, tempRoot: tmpdir() });
     process.stdout.write(
       `${file}: ok (listen ${config.server.listen}, ${Object.keys(config.providers).length} providers, ${config.allowedPaths.length} allowed paths)\n`,
     );
@@ -94,7 +95,7 @@ async function run(file: string, dev: boolean): Promise<number> {
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(file);
-    createProviders(config.providers);
+    createProviders(config.providers, { parentEnv: process.env, tempRoot: tmpdir() });
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;

@@ -321,19 +321,20 @@ export class SessionManager {
     if (s.status !== 'RUNNING' || !s.handle) {
       throw precondition(`session ${sessionId} is ${s.status.toLowerCase()}, not running`);
     }
-    const handle = s.handle;
-    // Write first so a closed input leaves no trace; recording right after,
-    // in the same tick, still gives the input a seq below any output it causes.
+    // The handle writes first, so a closed input leaves no trace, and calls
+    // back before the turn is announced, so the input's seq comes first.
+    let seq = 0;
     try {
-      handle.send(text);
+      s.handle.send(text, () => {
+        seq = s.append({ type: 'INPUT_RECEIVED', stream: 'system', text }).seq;
+      });
     } catch (err) {
       if (err instanceof InputClosedError)
         throw precondition(`session ${sessionId}: ${err.message}`);
       throw err;
     }
-    const ev = s.append({ type: 'INPUT_RECEIVED', stream: 'system', text });
-    s.rememberKey(idempotencyKey, ev.seq);
-    return ev.seq;
+    s.rememberKey(idempotencyKey, seq);
+    return seq;
   }
 
   async interrupt(

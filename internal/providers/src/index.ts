@@ -16,7 +16,12 @@ export type {
   ProviderStatus,
   SessionSpec,
 } from './provider.js';
-export { ADAPTER_NAMES, createProviders, type ProviderDefinition } from './registry.js';
+export {
+  ADAPTER_NAMES,
+  createProviders,
+  type ProviderDefinition,
+  type ProviderHost,
+} from './registry.js';
 export { type ProcessProviderOptions, StdioProvider } from './stdio-provider.js';
 export {
   type AuthProbe,

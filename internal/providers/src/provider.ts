@@ -42,8 +42,14 @@ export interface SessionSpec {
 /** One running agent. */
 export interface AgentHandle {
   readonly pid: number;
-  /** Delivers one input. Throws InputClosedError when the agent no longer reads. */
-  send(text: string): void;
+  /**
+   * Delivers one input: writes it, or queues it while a turn runs. Calls
+   * `recorded` exactly once, synchronously, as soon as the input is accepted
+   * and before any event of the turn it starts, so the caller can record the
+   * input first (INPUT_RECEIVED precedes its TURN_STARTED). Throws
+   * InputClosedError, without calling `recorded`, when the agent no longer reads.
+   */
+  send(text: string, recorded: () => void): void;
   /** Cancels the running turn; only for providers with the interrupt capability. */
   interrupt?(): Promise<{ interrupted: boolean; turnId: string }>;
   /** Graceful step, SIGTERM to the group, SIGKILL after the grace period (or at once with force). */

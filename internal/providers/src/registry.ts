@@ -21,14 +21,22 @@ export interface ProviderDefinition {
   healthTtlMs?: number;
 }
 
-type Factory = (id: string, def: ProviderDefinition, parentEnv: NodeJS.ProcessEnv) => Provider;
+/** What providers take from their surroundings, passed in rather than read from globals. */
+export interface ProviderHost {
+  /** The daemon's environment; children inherit only an allowlist of it. */
+  parentEnv: NodeJS.ProcessEnv;
+  /** Where per-session homes (`isolate_home`) are created. */
+  tempRoot: string;
+}
+
+type Factory = (id: string, def: ProviderDefinition, host: ProviderHost) => Provider;
 
 const ADAPTERS: Record<string, Factory> = {
-  stdio: (id, def, parentEnv) => new StdioProvider({ id, ...def, parentEnv }),
-  mock: (id, def, parentEnv) => new MockProvider({ id, ...def, parentEnv }),
-  claude: (id, def, parentEnv) => new ClaudeProvider({ id, ...def, parentEnv }),
-  codex: (id, def, parentEnv) => new CodexProvider({ id, ...def, parentEnv }),
-  acp: (id, def, parentEnv) => new AcpProvider({ id, ...def, parentEnv }),
+  stdio: (id, def, host) => new StdioProvider({ id, ...def, ...host }),
+  mock: (id, def, host) => new MockProvider({ id, ...def, ...host }),
+  claude: (id, def, host) => new ClaudeProvider({ id, ...def, ...host }),
+  codex: (id, def, host) => new CodexProvider({ id, ...def, ...host }),
+  acp: (id, def, host) => new AcpProvider({ id, ...def, ...host }),
 };
 
 /** Adapter names this build knows. */
@@ -41,7 +49,7 @@ export const ADAPTER_NAMES = Object.keys(ADAPTERS);
  */
 export function createProviders(
   defs: Record<string, ProviderDefinition>,
-  parentEnv: NodeJS.ProcessEnv = process.env,
+  host: ProviderHost,
 ): Map<string, Provider> {
   const out = new Map<string, Provider>();
   for (const [id, def] of Object.entries(defs)) {
@@ -51,7 +59,7 @@ export function createProviders(
         `providers.${id}.adapter: unknown adapter "${def.adapter}" (known: ${ADAPTER_NAMES.join(', ')})`,
       );
     }
-    out.set(id, make(id, def, parentEnv));
+    out.set(id, make(id, def, host));
   }
   return out;
 }

@@ -97,7 +97,10 @@ export class StdioProvider implements Provider {
     return {
       pid: proc.pid,
       exited: proc.exited,
-      send: (text) => proc.write(text.endsWith('\n') ? text : `${text}\n`),
+      send: (text, recorded) => {
+        proc.write(text.endsWith('\n') ? text : `${text}\n`);
+        recorded();
+      },
       stop: ({ force, gracePeriodMs }) =>
         proc.stop({ force, gracePeriodMs, graceful: () => proc.closeInput() }),
       stderrTail: () => proc.stderrTail(),

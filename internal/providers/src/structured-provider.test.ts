@@ -75,7 +75,15 @@ class TestProvider extends StructuredProvider {
   };
   constructor(opts: Partial<StructuredProviderOptions> = {}) {
     super(
-      { id: 'line', binary: process.execPath, args: [], env: {}, parentEnv: process.env, ...opts },
+      {
+        id: 'line',
+        binary: process.execPath,
+        args: [],
+        env: {},
+        parentEnv: process.env,
+        tempRoot: tmpdir(),
+        ...opts,
+      },
       {},
     );
   }
@@ -122,8 +130,8 @@ async function stop(handle: AgentHandle) {
 describe('StructuredProvider', () => {
   it('runs the handshake, routes JSON lines to the driver and keeps stray text as STDOUT', async () => {
     const { handle, events } = await start(new TestProvider());
-    handle.send('hello');
-    handle.send('stray');
+    handle.send('hello', () => {});
+    handle.send('stray', () => {});
     await until(events, (e) => e.type === 'AGENT_MESSAGE' && e.text === 'stray');
     expect(events.filter((e) => e.type === 'AGENT_MESSAGE').map((e) => e.text)).toEqual([
       'hello',
@@ -138,7 +146,7 @@ describe('StructuredProvider', () => {
 
   it('with emit_raw keeps every protocol line as STDOUT too', async () => {
     const { handle, events } = await start(new TestProvider({ emitRaw: true }));
-    handle.send('x');
+    handle.send('x', () => {});
     await until(events, (e) => e.type === 'AGENT_MESSAGE');
     expect(events.filter((e) => e.data?.raw).map((e) => e.text)).toContain('{"reply":"x"}');
     await stop(handle);
@@ -153,7 +161,7 @@ describe('StructuredProvider', () => {
 
   it('reports a turn past turn_timeout and kills an agent that cannot be interrupted', async () => {
     const { handle, events } = await start(new TestProvider({ turnTimeoutMs: 200 }));
-    handle.send('hang');
+    handle.send('hang', () => {});
     const exit = await handle.exited;
     expect(exit.signal).toBe('SIGKILL');
     const err = events.find((e) => e.type === 'AGENT_ERROR');

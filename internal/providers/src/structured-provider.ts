@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CachedProbe, probeOutput, resolveBinary } from './binary-probe.js';
 import { childEnv } from './child-env.js';
@@ -33,6 +32,8 @@ export interface StructuredProviderOptions {
   args: readonly string[];
   env: Readonly<Record<string, string>>;
   parentEnv: NodeJS.ProcessEnv;
+  /** Where per-session homes (`isolateHome`) are created. */
+  tempRoot: string;
   turnTimeoutMs?: number;
   emitRaw?: boolean;
   permissions?: 'deny' | 'allow';
@@ -155,7 +156,9 @@ export abstract class StructuredProvider implements Provider {
     const options = this.policy.resolve(spec.options);
     const { file, prefix } = await this.command();
     const env = this.baseEnv();
-    const home = this.opts.isolateHome ? await makeSessionHome(spec.sessionId) : undefined;
+    const home = this.opts.isolateHome
+      ? await makeSessionHome(this.opts.tempRoot, spec.sessionId)
+      : undefined;
     if (home) Object.assign(env, homeEnv(home));
 
     let proc: SupervisedProcess | undefined;
@@ -248,7 +251,10 @@ export abstract class StructuredProvider implements Provider {
     return {
       pid: running.pid,
       exited,
-      send: (text) => driver.send(text),
+      send: (text, recorded) => {
+        driver.send(text);
+        recorded();
+      },
       interrupt: () => driver.interrupt(),
       // Resolves after the session's own clean-up (driver, isolated HOME), not just the exit.
       stop: ({ force, gracePeriodMs }) =>
@@ -383,8 +389,8 @@ export function parseJsonLine(text: string): Record<string, unknown> | undefined
   }
 }
 
-async function makeSessionHome(sessionId: string): Promise<string> {
-  const dir = join(tmpdir(), `agent-bridge-home-${sessionId}-${randomUUID().slice(0, 8)}`);
+async function makeSessionHome(tempRoot: string, sessionId: string): Promise<string> {
+  const dir = join(tempRoot, `agent-bridge-home-${sessionId}-${randomUUID().slice(0, 8)}`);
   await mkdir(dir, { mode: 0o700 });
   await mkdir(join(dir, '.codex'), { mode: 0o700 });
   return dir;

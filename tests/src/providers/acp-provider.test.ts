@@ -28,6 +28,7 @@ function provider(
     args: binary === FAKE_GEMINI ? ['--acp'] : ['acp'],
     env: { HOME: repo },
     parentEnv: process.env,
+    tempRoot: repo,
     ...opts,
   });
 }
@@ -61,7 +62,7 @@ describe('AcpProvider with the fake agent', () => {
       env: { HOME: repo, FAKE_ACP_SCENARIO: 'ignore-cancel' },
     });
     const { handle, events } = await start(p);
-    handle.send('HANG');
+    handle.send('HANG', () => {});
     expect(await handle.exited).toEqual({ exitCode: null, signal: 'SIGKILL' });
     expect(events.find((e) => e.type === 'AGENT_ERROR')).toMatchObject({
       error: 'turn timeout',
@@ -83,7 +84,7 @@ describe('AcpProvider with the fake agent', () => {
 
   it('makes opencode ask before every tool (its default is to allow all), unless config env says otherwise', async () => {
     const asking = await start(provider(FAKE_OPENCODE));
-    asking.handle.send('USE_TOOL');
+    asking.handle.send('USE_TOOL', () => {});
     await seen(asking.events, (e) => e.type === 'TURN_COMPLETED');
     expect(asking.events.find((e) => e.data?.permission)?.data).toMatchObject({
       permission: 'deny',
@@ -96,7 +97,7 @@ describe('AcpProvider with the fake agent', () => {
     const open = await start(
       provider(FAKE_OPENCODE, { env: { HOME: repo, OPENCODE_PERMISSION: '{"*":"allow"}' } }),
     );
-    open.handle.send('USE_TOOL');
+    open.handle.send('USE_TOOL', () => {});
     await seen(open.events, (e) => e.type === 'TURN_COMPLETED');
     expect(open.events.some((e) => e.data?.permission)).toBe(false);
     expect(existsSync(join(repo, 'created.txt'))).toBe(true);
@@ -110,7 +111,7 @@ describe('AcpProvider with the fake agent', () => {
       [FAKE_OPENCODE, 'opencode/big-pickle'],
     ] as const) {
       const { handle, events } = await start(provider(binary), { model });
-      handle.send('WHICH');
+      handle.send('WHICH', () => {});
       await seen(events, (e) => e.type === 'TURN_COMPLETED');
       expect(events.find((e) => e.type === 'AGENT_MESSAGE')?.text).toMatch(`model=${model} `);
       await stop(handle);
@@ -158,7 +159,7 @@ describe('AcpProvider with the fake agent', () => {
     expect(p.flavour).toBe('generic');
     expect(await p.health()).toMatchObject({ available: true, authState: 'unknown' });
     const { handle, events } = await start(p);
-    handle.send('hello');
+    handle.send('hello', () => {});
     await seen(events, (e) => e.type === 'TURN_COMPLETED');
     expect(events.find((e) => e.type === 'AGENT_MESSAGE')?.text).toBe('Hello from fake model.');
     await stop(handle);

@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function provider(extra: Record<string, unknown> = {}, env: Record<string, string> = {}) {
   const def = { adapter: 'codex', binary: FAKE_CODEX, args: [], env, ...extra };
-  const p = createProviders({ codex: def }).get('codex');
+  const p = createProviders({ codex: def }, { parentEnv: process.env, tempRoot: dir }).get('codex');
   if (!p) throw new Error('no provider');
   return p;
 }
@@ -48,7 +48,7 @@ describe('CodexProvider with the fake codex CLI', () => {
       ['deny', 'Granted: {} for turn'],
     ] as const) {
       const { handle, events } = await start(provider({ permissions }));
-      handle.send('ASK_PERMS');
+      handle.send('ASK_PERMS', () => {});
       expect(await completed(events, 1)).toBe(true);
       expect(messages(events)).toEqual([expected]);
       expect(events.find((e) => e.type === 'TOOL_CALL')?.data).toMatchObject({
@@ -62,7 +62,7 @@ describe('CodexProvider with the fake codex CLI', () => {
 
   it('answers a user-input request with no answers and records it', async () => {
     const { handle, events } = await start(provider({ permissions: 'allow' }));
-    handle.send('ASK_USER');
+    handle.send('ASK_USER', () => {});
     expect(await completed(events, 1)).toBe(true);
     expect(messages(events)).toEqual(['Answers: {}']);
     expect(events.find((e) => e.type === 'TOOL_CALL')?.data).toMatchObject({
@@ -74,9 +74,9 @@ describe('CodexProvider with the fake codex CLI', () => {
 
   it('an allowed file change is written; each queued input becomes its own turn, in order', async () => {
     const { handle, events } = await start(provider({ permissions: 'allow' }));
-    handle.send('EDIT_FILE');
-    handle.send('one');
-    handle.send('two');
+    handle.send('EDIT_FILE', () => {});
+    handle.send('one', () => {});
+    handle.send('two', () => {});
     expect(await completed(events, 3)).toBe(true);
     expect(messages(events)).toEqual([
       'Wrote notes.txt.',
@@ -107,12 +107,12 @@ describe('CodexProvider with the fake codex CLI', () => {
     const status = await p.health();
     expect(status).toMatchObject({ available: true, version: '0.169.0', authState: 'unknown' });
     expect(status.authDetail).toContain('isolate_home');
-    const homes = readdirSync(tmpdir()).filter((d) => d.startsWith('agent-bridge-home-7d6c5b4a'));
+    const homes = readdirSync(dir).filter((d) => d.startsWith('agent-bridge-home-7d6c5b4a'));
     expect(homes).toHaveLength(1);
-    const rollouts = readdirSync(join(tmpdir(), homes[0] ?? '', '.codex', 'sessions'));
+    const rollouts = readdirSync(join(dir, homes[0] ?? '', '.codex', 'sessions'));
     expect(rollouts).toEqual([expect.stringMatching(/^rollout-.*\.jsonl$/)]);
     await handle.stop({ force: false, gracePeriodMs: 2000 });
-    for (const h of homes) expect(existsSync(join(tmpdir(), h))).toBe(false);
+    for (const h of homes) expect(existsSync(join(dir, h))).toBe(false);
   });
 
   it('is unavailable, with the reason, when the binary does not exist', async () => {

@@ -10,7 +10,10 @@ describe('the example bridge.yaml', () => {
     const config = parseConfig(readFileSync(join(REPO_ROOT, 'bridge.yaml'), 'utf8'), {
       baseDir: REPO_ROOT,
     });
-    const providers = createProviders(config.providers, { PATH: '/nonexistent' });
+    const providers = createProviders(config.providers, {
+      parentEnv: { PATH: '/nonexistent' },
+      tempRoot: '/nonexistent',
+    });
     expect([...providers.keys()]).toEqual(['mock', 'claude', 'codex', 'opencode', 'gemini']);
     const claude = providers.get('claude')!;
     expect(claude.validateOptions({ permission_mode: 'plan', model: 'claude-sonnet-4-5' })).toBe(
@@ -24,15 +27,18 @@ describe('the example bridge.yaml', () => {
 
   it('refuses, at start-up, a config that hands a dangerous mode to clients', () => {
     expect(() =>
-      createProviders({
-        claude: {
-          adapter: 'claude',
-          binary: 'claude',
-          args: [],
-          env: {},
-          allowedOpts: { permission_mode: ['bypassPermissions'] },
+      createProviders(
+        {
+          claude: {
+            adapter: 'claude',
+            binary: 'claude',
+            args: [],
+            env: {},
+            allowedOpts: { permission_mode: ['bypassPermissions'] },
+          },
         },
-      }),
+        { parentEnv: {}, tempRoot: '/nonexistent' },
+      ),
     ).toThrow(/providers\.claude\.allowed_opts\.permission_mode: "bypassPermissions" is dangerous/);
   });
 });
