@@ -4,6 +4,8 @@ import { type ProviderAuthState, SessionStatus } from '@agent-bridge/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   contractDaemon,
+  expectInterruptAgreement,
+  expectInterruptAtTurnStart,
   expectOneTurn,
   expectToolTurn,
   ofType,
@@ -141,6 +143,14 @@ export function acpContract(c: AcpContract): void {
       expect(ofType(next, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('Hello from fake model.');
       expect((await s.get()).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
       await s.stop();
+    });
+
+    it('an interrupt sent right at TURN_STARTED is not lost', async () => {
+      await expectInterruptAtTurnStart(await bridge.start(c.id), { stop_reason: 'cancelled' });
+    });
+
+    it('an interrupt racing the end of a turn: the answer and TURN_COMPLETED agree', async () => {
+      await expectInterruptAgreement(await bridge.start(c.id));
     });
 
     it('a rejected API key surfaces as a clear AGENT_ERROR', async () => {

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI_BIN,
   contractDaemon,
+  expectInterruptAgreement,
+  expectInterruptAtTurnStart,
   expectOneTurn,
   expectToolTurn,
   ofType,
@@ -137,6 +139,14 @@ describe('claude 2.1.197 through the daemon', () => {
     });
     expect((await s.get()).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
     await s.stop();
+  });
+
+  it('an interrupt sent right at TURN_STARTED is not lost', async () => {
+    await expectInterruptAtTurnStart(await bridge.start('claude'), { status: 'interrupted' });
+  });
+
+  it('an interrupt racing the end of a turn: the answer and TURN_COMPLETED agree', async () => {
+    await expectInterruptAgreement(await bridge.start('claude'));
   });
 
   it('a rejected API key surfaces as a clear AGENT_ERROR and a failed turn', async () => {

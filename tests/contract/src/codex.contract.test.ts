@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI_BIN,
   contractDaemon,
+  expectInterruptAgreement,
+  expectInterruptAtTurnStart,
   expectOneTurn,
   expectToolTurn,
   ofType,
@@ -152,6 +154,14 @@ describe('codex 0.169.0 through the daemon', () => {
     });
     expect((await s.get()).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
     await s.stop();
+  });
+
+  it('an interrupt sent right at TURN_STARTED is not lost', async () => {
+    await expectInterruptAtTurnStart(await bridge.start('codex'), { status: 'interrupted' });
+  });
+
+  it('an interrupt racing the end of a turn: the answer and TURN_COMPLETED agree', async () => {
+    await expectInterruptAgreement(await bridge.start('codex'));
   });
 
   it('a rejected API key surfaces as a clear AGENT_ERROR and a failed turn', async () => {

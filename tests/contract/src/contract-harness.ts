@@ -9,10 +9,12 @@ import {
   connect,
   createTestPki,
   mintToken,
+  ofType,
   sessionClient,
   showEvents,
   startDaemon,
   type TestDaemon,
+  turnsDone,
 } from '@agent-bridge/tests/harness';
 import { expect } from 'vitest';
 
@@ -57,6 +59,54 @@ export function expectToolTurn(all: SessionEvent[], finalText: string): SessionE
   expect(last?.text, why).toBe(finalText);
   expect(at, why).toBeGreaterThan(result);
   return all[result]!;
+}
+
+type Session = Awaited<ReturnType<ReturnType<typeof sessionClient>['start']>>;
+
+/**
+ * InterruptTurn sent the moment TURN_STARTED is seen, which can be before
+ * the agent itself has begun the turn. The interrupt must not be lost: the
+ * answer says interrupted, the turn's TURN_COMPLETED agrees (`interrupted:
+ * true` beside the agent's own stop reason `stop`), and the session takes
+ * another turn. The prompt hangs the fake model, so a lost interrupt shows
+ * as a turn that never ends.
+ */
+export async function expectInterruptAtTurnStart(
+  s: Session,
+  stop: Record<string, unknown>,
+): Promise<void> {
+  await s.send('HANG at once');
+  await s.events((all) => ofType(all, T.EVENT_TYPE_TURN_STARTED).length > 0);
+  const res = await s.interrupt();
+  const all = await s.events(turnsDone(1));
+  const why = showEvents(all);
+  expect(res.interrupted, why).toBe(true);
+  expectOneTurn(all);
+  const done = ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0];
+  expect(res.turnId, why).toBe(done?.turnId);
+  expect(done?.data, why).toMatchObject({ interrupted: true, ...stop });
+  await s.send('hello');
+  const next = await s.events(turnsDone(2));
+  expect(ofType(next, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data, showEvents(next)).toMatchObject({
+    interrupted: false,
+  });
+  await s.stop();
+}
+
+/**
+ * InterruptTurn racing the end of a short turn (sent at its first delta):
+ * either outcome is fine, but the answer and TURN_COMPLETED must tell the
+ * same story, and an interrupt that came too late says so.
+ */
+export async function expectInterruptAgreement(s: Session): Promise<void> {
+  await s.send('hello');
+  await s.events((all) => ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).length > 0);
+  const res = await s.interrupt();
+  const all = await s.events(turnsDone(1));
+  const done = ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0];
+  expect(done?.data?.interrupted, showEvents(all)).toBe(res.interrupted);
+  if (res.interrupted) expect(res.turnId, showEvents(all)).toBe(done?.turnId);
+  await s.stop();
 }
 
 /** The pinned CLIs, installed by scripts/install-clis.mjs. */

@@ -44,9 +44,8 @@ export class FakeAnthropicApi extends FakeModelApi {
     };
     const messages = body.messages ?? [];
     const last = [...messages].reverse().find((m) => m.role === 'user');
-    const lastText = JSON.stringify(last?.content ?? '');
-    const hasToolResult = lastText.includes('"tool_result"');
-    const script = this.script(lastText, hasToolResult, (body.tools ?? []).length > 0);
+    const hasToolResult = JSON.stringify(last?.content ?? '').includes('"tool_result"');
+    const script = this.script(last?.content ?? '', hasToolResult, (body.tools ?? []).length > 0);
     const id = `msg_fake_${++this.n}`;
     const usage = {
       input_tokens: 12,

@@ -18,17 +18,35 @@ export const TOOL_COMMAND = 'touch created.txt';
 export const BAD_KEY = 'sk-bad';
 
 /**
- * The keyword rules shared by every vendor fake. A request that offers no
- * tools is a side request of the CLI's own (opencode asks for a session
- * title with the first message in it): it always gets a plain answer, so a
- * keyword meant for the agent neither calls a tool there nor stalls it.
+ * The keyword rules shared by every vendor fake, applied to the newest text
+ * of the last user message. Only the newest text counts: an input whose
+ * turn was interrupted before the model saw it stays in the conversation,
+ * and agents send it together with the next input, which must not inherit
+ * its keyword. A request that offers no tools is a side request of the
+ * CLI's own (opencode asks for a session title with the first message in
+ * it): it always gets a plain answer, so a keyword meant for the agent
+ * neither calls a tool there nor stalls it.
  */
-export function chooseScript(lastUser: string, hasToolResult: boolean, tools: boolean): Script {
+export function chooseScript(lastUser: unknown, hasToolResult: boolean, tools: boolean): Script {
   if (hasToolResult) return 'after-tool';
   if (!tools) return 'text';
-  if (lastUser.includes('USE_TOOL')) return 'tool';
-  if (lastUser.includes('HANG')) return 'hang';
+  const text = lastText(lastUser);
+  if (text.includes('USE_TOOL')) return 'tool';
+  if (text.includes('HANG')) return 'hang';
   return 'text';
+}
+
+/** The last string in a message's content: a plain string, or the last `text` field in it. */
+function lastText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  const parts = Array.isArray(content) ? content : [content];
+  for (const part of [...parts].reverse()) {
+    if (part === null || typeof part !== 'object') continue;
+    const p = part as Record<string, unknown>;
+    const text = typeof p.text === 'string' ? p.text : lastText(p.content ?? p.parts ?? null);
+    if (text) return text;
+  }
+  return '';
 }
 
 /**
@@ -66,7 +84,7 @@ export abstract class FakeModelApi {
   protected abstract handle(req: Recorded, res: ServerResponse): Promise<void>;
 
   /** Decides (and records) how to answer one model request. */
-  protected script(lastUser: string, hasToolResult: boolean, tools: boolean): Script {
+  protected script(lastUser: unknown, hasToolResult: boolean, tools: boolean): Script {
     const script = chooseScript(lastUser, hasToolResult, tools);
     this.served.push(script);
     return script;

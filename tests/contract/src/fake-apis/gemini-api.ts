@@ -55,11 +55,7 @@ export class FakeGeminiApi extends FakeModelApi {
     const decls = (body.tools ?? [])
       .flatMap((t) => t.functionDeclarations ?? [])
       .map((d) => d.name);
-    const script = this.script(
-      JSON.stringify(lastUser?.parts ?? []),
-      hasToolResult,
-      decls.length > 0,
-    );
+    const script = this.script(lastUser?.parts ?? [], hasToolResult, decls.length > 0);
     const usageMetadata = { promptTokenCount: 26, candidatesTokenCount: 12, totalTokenCount: 38 };
     const shell = decls.find((d) => d === 'run_shell_command') ?? decls[0] ?? 'run_shell_command';
     const chunk = (parts: unknown[], finishReason?: string) => ({

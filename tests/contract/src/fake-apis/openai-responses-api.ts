@@ -41,7 +41,7 @@ export class FakeOpenAiResponsesApi extends FakeModelApi {
     const lastItem = input.at(-1);
     const lastUser = [...input].reverse().find((i) => i.role === 'user');
     const script = this.script(
-      JSON.stringify(lastUser?.content ?? ''),
+      lastUser?.content ?? '',
       lastItem?.type === 'function_call_output',
       (body.tools ?? []).length > 0,
     );
