@@ -50,13 +50,16 @@ export interface LoadedConfig {
 
 // Defaults are documented key by key in the repository's bridge.yaml; keep the two in step.
 
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const PROVIDER_ID = /^[a-z][a-z0-9_-]{0,31}$/;
+const JS_REGEX = compiles((p) => new RegExp(p));
+
 const SERVER: Table<BridgeConfig['server']> = {
   listen: [
     'listen',
     text('127.0.0.1:9445', (v) =>
-      /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/.test(v)
-        ? undefined
-        : `must be host:port, got "${v}"`,
+      HOST_PORT.test(v) ? undefined : `must be host:port, got "${v}"`,
     ),
   ],
   maxConnectionAgeMs: ['max_connection_age', duration('30m')],
@@ -98,21 +101,13 @@ const INPUT: Table<BridgeConfig['input']> = {
   maxSizeBytes: ['max_size_bytes', byteSize(65_536, 1)],
 };
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 const PROVIDER: Table<ProviderConfig> = {
   // Left unset when absent: the provider registry owns the adapters and their defaults.
   adapter: ['adapter', optional(text(''))],
   binary: ['binary', optional(text(''))],
   args: ['args', optional(strings())],
   startupTimeoutMs: ['startup_timeout', duration('30s', 1)],
-  readyPattern: [
-    'ready_pattern',
-    text(
-      '',
-      compiles((p) => new RegExp(p)),
-    ),
-  ],
+  readyPattern: ['ready_pattern', text('', JS_REGEX)],
   env: [
     'env',
     openMap(text(''), (k) =>
@@ -152,9 +147,8 @@ const BRIDGE: Table<BridgeConfig> = {
   input: ['input', section(INPUT)],
   providers: [
     'providers',
-    // Ids appear in API calls, logs and paths, so they are kept plain.
     openMap(section(PROVIDER), (id) =>
-      /^[a-z][a-z0-9_-]{0,31}$/.test(id)
+      PROVIDER_ID.test(id)
         ? undefined
         : 'provider ids are lowercase letters, digits, "-" and "_" (max 32)',
     ),
@@ -164,7 +158,6 @@ const BRIDGE: Table<BridgeConfig> = {
     strings(
       // Relative entries would depend on the daemon's working directory.
       (a) => (isAbsolute(a) ? undefined : `must be an absolute path, got "${a}"`),
-      // The matcher works segment by segment; "**" would silently match nothing.
       (a) => (a.includes('**') ? '"**" is not supported: use one "*" per path segment' : undefined),
     ),
   ],
