@@ -1,4 +1,4 @@
-import { isMap, isScalar, isSeq, type LineCounter, type Node, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
 import { parseByteSize, parseDuration } from '../duration.js';
 
 /** One problem found in a config file, located by key path and line. */
@@ -60,6 +60,7 @@ export class NodeReader {
     return undefined;
   }
 
+  /** Whether `path` already has a problem, so a check across keys can skip a wrong value. */
   hasProblem(path: string): boolean {
     return this.problems.some((p) => p.path === path);
   }
@@ -80,7 +81,7 @@ export class NodeReader {
     if (node === undefined || node === null) return new Map<string, unknown>();
     if (!isMap(node)) return this.fail(path || '(root)', node, 'must be a mapping');
     const out = new Map<string, unknown>();
-    for (const pair of (node as YAMLMap).items) {
+    for (const pair of node.items) {
       const key = isScalar(pair.key) ? pair.key.value : pair.key;
       const keyPath = path ? `${path}.${String(key)}` : String(key);
       const problem = typeof key === 'string' ? checkKey(key) : 'keys must be strings';
