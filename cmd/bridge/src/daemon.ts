@@ -1,8 +1,7 @@
-import { tmpdir } from 'node:os';
 import { JwtVerifier, loadIssuerKeys } from '@agent-bridge/auth';
 import { SessionManager } from '@agent-bridge/bridge';
 import { type BridgeConfig, compileRedactPattern } from '@agent-bridge/config';
-import { createProviders } from '@agent-bridge/providers';
+import type { Provider } from '@agent-bridge/providers';
 import { type BridgeServer, startBridgeServer } from '@agent-bridge/server';
 import type { Logger } from 'pino';
 import { VERSION } from './version.js';
@@ -14,18 +13,26 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
-/** Wires config → providers, core, auth and server, and starts listening. */
-export async function startDaemon(config: BridgeConfig, logger: Logger): Promise<RunningDaemon> {
+/**
+ * Wires config and the providers built from it into the core, auth and
+ * server, and starts listening. The providers come in already built (and
+ * validated) so start-up creates them once.
+ */
+export async function startDaemon({
+  config,
+  providers,
+  logger,
+}: {
+  config: BridgeConfig;
+  providers: Map<string, Provider>;
+  logger: Logger;
+}): Promise<RunningDaemon> {
   const keys = await loadIssuerKeys(config.auth.jwtPublicKeys);
   const verifier = new JwtVerifier({
     keys,
     audience: config.auth.jwtAudience,
     maxTtlMs: config.auth.jwtMaxTtlMs,
     clockSkewMs: config.auth.clockSkewMs,
-  });
-  const providers = createProviders(config.providers, {
-    parentEnv: process.env,
-    tempRoot: tmpdir(),
   });
   const s = config.sessions;
   const manager = new SessionManager({

@@ -3,10 +3,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createCA, generateJwtKeyPair, issueCert } from '@agent-bridge/pki';
-import { resolveBinary } from '@agent-bridge/providers';
-
-/** Real agent CLIs the dev config adds when they are found on PATH. */
-const KNOWN_AGENTS = ['claude', 'codex', 'opencode', 'gemini'];
+import { KNOWN_AGENT_IDS, resolveBinary } from '@agent-bridge/providers';
 
 export const DEV_ISSUER = 'dev';
 export const DEV_PROJECT = 'dev';
@@ -46,11 +43,12 @@ async function writeSecret(path: string, data: string): Promise<void> {
  * Creates the development PKI and config under `dir` on first run and
  * reuses them afterwards: a CA, a server certificate for localhost and
  * 127.0.0.1, a client certificate, an Ed25519 JWT key pair, and a config
- * with the mock agent plus any agent CLI found on PATH. Returns what it did.
+ * with the mock agent plus any agent CLI the provider registry knows that
+ * is found on `pathEnv`. Returns what it did.
  */
 export async function ensureDevSetup(
   dir: string,
-  opts: { listen: string; allowedPaths: string[] },
+  opts: { listen: string; allowedPaths: string[]; pathEnv: string },
 ): Promise<{ files: DevFiles; created: boolean; agents: string[] }> {
   const files = devFiles(dir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -83,9 +81,9 @@ export async function ensureDevSetup(
     created = true;
   }
   const agents: string[] = [];
-  for (const a of KNOWN_AGENTS) {
+  for (const a of KNOWN_AGENT_IDS) {
     try {
-      await resolveBinary(a);
+      await resolveBinary(a, opts.pathEnv);
       agents.push(a);
     } catch {
       // not installed: leave it out

@@ -1,8 +1,18 @@
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, compileRedactPattern, loadConfig } from '@agent-bridge/config';
-import { createProviders } from '@agent-bridge/providers';
+import {
+  type BridgeConfig,
+  ConfigError,
+  compileRedactPattern,
+  loadConfig,
+} from '@agent-bridge/config';
+import {
+  createProviders,
+  type Provider,
+  ProviderConfigError,
+  type ProviderHost,
+} from '@agent-bridge/providers';
 import { readTlsFiles } from '@agent-bridge/server';
 import { startDaemon } from './daemon.js';
 import { DEV_ISSUER, DEV_PROJECT, defaultAllowedPaths, ensureDevSetup } from './dev-setup.js';
@@ -47,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = positionals[0] ?? 'run';
+  // The only place providers learn about the process they run in.
+  const host: ProviderHost = { parentEnv: process.env, tempRoot: tmpdir() };
   switch (command) {
     case 'run':
     case 'check-config': {
@@ -57,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       const file = resolve(invokedFrom, values.config);
-      return command === 'run' ? run(file, false) : checkConfig(file);
+      return command === 'run' ? run(file, host, false) : checkConfig(file, host);
     }
     case 'dev': {
       const root = resolve(new URL('../../..', import.meta.url).pathname);
@@ -65,10 +77,11 @@ async function main(argv: string[]): Promise<number> {
       const setup = await ensureDevSetup(devDir, {
         listen: values.listen ?? '127.0.0.1:9445',
         allowedPaths: defaultAllowedPaths(invokedFrom),
+        pathEnv: host.parentEnv.PATH ?? '',
       });
       if (setup.created)
         process.stderr.write(`bridge dev: created a development PKI in ${setup.files.dir}\n`);
-      return run(setup.files.config, true);
+      return run(setup.files.config, host, true);
     }
     default:
       process.stderr.write(`bridge: unknown command "${command}" (see bridge --help)\n`);
@@ -76,11 +89,28 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-function checkConfig(file: string): number {
+/**
+ * Loads the config and builds its providers: the one place both are
+ * validated, so `check-config` rejects exactly what `run` would. A problem
+ * the provider registry finds (an unknown adapter) is reported like the
+ * loader's own, with its line.
+ */
+function load(
+  file: string,
+  host: ProviderHost,
+): { config: BridgeConfig; providers: Map<string, Provider> } {
+  const loaded = loadConfig(file);
   try {
-    const config = loadConfig(file);
+    return { config: loaded.config, providers: createProviders(loaded.config.providers, host) };
+  } catch (err) {
+    throw err instanceof ProviderConfigError ? loaded.reject(err.problems) : err;
+  }
+}
+
+function checkConfig(file: string, host: ProviderHost): number {
+  try {
+    const { config } = load(file, host);
     readTlsFiles(config.tls);
-    createProviders(config.providers, { parentEnv: process.env, tempRoot: tmpdir() });
     process.stdout.write(
       `${file}: ok (listen ${config.server.listen}, ${Object.keys(config.providers).length} providers, ${config.allowedPaths.length} allowed paths)\n`,
     );
@@ -91,15 +121,15 @@ function checkConfig(file: string): number {
   }
 }
 
-async function run(file: string, dev: boolean): Promise<number> {
-  let config: ReturnType<typeof loadConfig>;
+async function run(file: string, host: ProviderHost, dev: boolean): Promise<number> {
+  let loaded: ReturnType<typeof load>;
   try {
-    config = loadConfig(file);
-    createProviders(config.providers, { parentEnv: process.env, tempRoot: tmpdir() });
+    loaded = load(file, host);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;
   }
+  const { config, providers } = loaded;
   const logger = createLogger({
     level: config.logging.level,
     format: config.logging.format,
@@ -107,7 +137,7 @@ async function run(file: string, dev: boolean): Promise<number> {
   });
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
-    daemon = await startDaemon(config, logger);
+    daemon = await startDaemon({ config, providers, logger });
   } catch (err) {
     logger.fatal({ err }, `cannot start: ${(err as Error).message}`);
     return err instanceof ConfigError ? 2 : 1;

@@ -1,13 +1,25 @@
 import { readFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import {
-  ACP_ARGS_BY_BINARY,
-  BUILTIN_ADAPTERS,
-  DEFAULT_ADAPTER_BY_ID,
-  DEFAULTS,
-} from './defaults.js';
 import { type ConfigProblem, NodeReader } from './private/node-reader.js';
+import {
+  bool,
+  byteSize,
+  compiles,
+  duration,
+  file,
+  files,
+  int,
+  oneOf,
+  openMap,
+  optional,
+  records,
+  required,
+  section,
+  strings,
+  type Table,
+  text,
+} from './private/schema.js';
 import type { BridgeConfig, LogLevel, ProviderConfig } from './types.js';
 
 /** The config file is invalid; `problems` lists every mistake with its path and line. */
@@ -25,6 +37,92 @@ export class ConfigError extends Error {
   }
 }
 
+/** A valid config, still able to point into the file it came from. */
+export interface LoadedConfig {
+  readonly config: BridgeConfig;
+  /**
+   * A ConfigError for problems only the users of a value can see (which
+   * adapters exist is the provider registry's knowledge, not config's),
+   * located in the file like the loader's own problems.
+   */
+  reject(problems: readonly { path: string; message: string }[]): ConfigError;
+}
+
+// Defaults are documented key by key in the repository's bridge.yaml; keep the two in step.
+
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const PROVIDER_ID = /^[a-z][a-z0-9_-]{0,31}$/;
+const JS_REGEX = compiles((p) => new RegExp(p));
+
+const SERVER: Table<BridgeConfig['server']> = {
+  listen: [
+    'listen',
+    text('127.0.0.1:9445', (v) =>
+      HOST_PORT.test(v) ? undefined : `must be host:port, got "${v}"`,
+    ),
+  ],
+  maxConnectionAgeMs: ['max_connection_age', duration('30m')],
+};
+
+const TLS: Table<BridgeConfig['tls']> = {
+  caBundle: ['ca_bundle', file()],
+  cert: ['cert', file()],
+  key: ['key', file()],
+  crl: ['crl', files()],
+};
+
+const JWT_KEY: Table<BridgeConfig['auth']['jwtPublicKeys'][number]> = {
+  issuer: ['issuer', text()],
+  keyPath: ['key_path', file()],
+};
+
+const AUTH: Table<BridgeConfig['auth']> = {
+  // No key, no caller could ever be authenticated: refuse rather than start useless.
+  jwtPublicKeys: ['jwt_public_keys', records(JWT_KEY, { atLeastOne: true })],
+  jwtAudience: ['jwt_audience', text('bridge')],
+  jwtMaxTtlMs: ['jwt_max_ttl', duration('5m', 1000)],
+  clockSkewMs: ['clock_skew', duration('30s')],
+};
+
+const SESSIONS: Table<BridgeConfig['sessions']> = {
+  maxPerProject: ['max_per_project', int(5, 1)],
+  maxGlobal: ['max_global', int(20, 1)],
+  idleTimeoutMs: ['idle_timeout', duration('30m')],
+  stopGracePeriodMs: ['stop_grace_period', duration('10s')],
+  eventBufferSize: ['event_buffer_size', int(10_000, 16, 10_000_000)],
+  eventBufferBytes: ['event_buffer_bytes', byteSize(8 * 1024 * 1024, 64 * 1024)],
+  retentionMs: ['retention', duration('10m')],
+  maxSubscribers: ['max_subscribers', int(64, 1, 100_000)],
+  subscriberTtlMs: ['subscriber_ttl', duration('1h', 1000)],
+};
+
+const INPUT: Table<BridgeConfig['input']> = {
+  maxSizeBytes: ['max_size_bytes', byteSize(65_536, 1)],
+};
+
+const PROVIDER: Table<ProviderConfig> = {
+  // Left unset when absent: the provider registry owns the adapters and their defaults.
+  adapter: ['adapter', optional(text(''))],
+  binary: ['binary', optional(text(''))],
+  args: ['args', optional(strings())],
+  startupTimeoutMs: ['startup_timeout', duration('30s', 1)],
+  readyPattern: ['ready_pattern', text('', JS_REGEX)],
+  env: [
+    'env',
+    openMap(text(''), (k) =>
+      ENV_NAME.test(k) ? undefined : 'is not a valid environment variable name',
+    ),
+  ],
+  turnTimeoutMs: ['turn_timeout', duration('10m', 1000)],
+  emitRaw: ['emit_raw', bool(false)],
+  permissions: ['permissions', oneOf('deny', ['deny', 'allow'], '"deny" or "allow"')],
+  allowedOpts: ['allowed_opts', optional(openMap(strings()))],
+  defaultOpts: ['default_opts', openMap(text())],
+  isolateHome: ['isolate_home', bool(false)],
+  healthTtlMs: ['health_ttl', duration('60s')],
+};
+
 const LOG_LEVELS: readonly LogLevel[] = [
   'trace',
   'debug',
@@ -34,11 +132,40 @@ const LOG_LEVELS: readonly LogLevel[] = [
   'fatal',
   'silent',
 ];
-const PROVIDER_ID = /^[a-z][a-z0-9_-]{0,31}$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const LOGGING: Table<BridgeConfig['logging']> = {
+  level: ['level', oneOf('info', LOG_LEVELS)],
+  format: ['format', oneOf('json', ['json', 'pretty'] as const)],
+  redactPatterns: ['redact_patterns', strings(compiles(compileRedactPattern))],
+};
+
+const BRIDGE: Table<BridgeConfig> = {
+  server: ['server', section(SERVER)],
+  tls: ['tls', required(section(TLS), 'is required: the daemon never serves without TLS')],
+  auth: ['auth', section(AUTH)],
+  sessions: ['sessions', section(SESSIONS)],
+  input: ['input', section(INPUT)],
+  providers: [
+    'providers',
+    openMap(section(PROVIDER), (id) =>
+      PROVIDER_ID.test(id)
+        ? undefined
+        : 'provider ids are lowercase letters, digits, "-" and "_" (max 32)',
+    ),
+  ],
+  allowedPaths: [
+    'allowed_paths',
+    strings(
+      // Relative entries would depend on the daemon's working directory.
+      (a) => (isAbsolute(a) ? undefined : `must be an absolute path, got "${a}"`),
+      (a) => (a.includes('**') ? '"**" is not supported: use one "*" per path segment' : undefined),
+    ),
+  ],
+  logging: ['logging', section(LOGGING)],
+};
 
 /** Reads and validates a config file. Relative paths in it are resolved against its directory. */
-export function loadConfig(file: string): BridgeConfig {
+export function loadConfig(file: string): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -50,8 +177,8 @@ export function loadConfig(file: string): BridgeConfig {
   return parseConfig(text, { file, baseDir: dirname(resolve(file)) });
 }
 
-/** Validates config text. Throws ConfigError listing every problem. */
-export function parseConfig(text: string, opts: { file?: string; baseDir: string }): BridgeConfig {
+/** Validates config text. Throws ConfigError listing every problem, in file order. */
+export function parseConfig(text: string, opts: { file?: string; baseDir: string }): LoadedConfig {
   const file = opts.file ?? '<config>';
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
@@ -60,289 +187,33 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
       file,
       doc.errors.map((e) => ({
         path: '(syntax)',
-        line: e.linePos?.[0]?.line,
+        line: lines.linePos(e.pos[0]).line,
         message: e.message.split('\n')[0] ?? e.message,
       })),
     );
   }
-  const r = new NodeReader(lines);
-  const p = (v: string | undefined) =>
-    v === undefined ? '' : isAbsolute(v) ? v : resolve(opts.baseDir, v);
-
-  const root = r.map(doc.contents, '', [
-    'server',
-    'tls',
-    'auth',
-    'sessions',
-    'input',
-    'providers',
-    'allowed_paths',
-    'logging',
-  ]);
-  const g = (m: Map<string, unknown> | undefined, k: string) => m?.get(k);
-
-  const server = r.map(g(root, 'server'), 'server', ['listen', 'max_connection_age']);
-  const listen = r.str(g(server, 'listen'), 'server.listen', DEFAULTS.listen);
-  if (listen !== undefined && !/^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/.test(listen)) {
-    r.fail('server.listen', g(server, 'listen'), `must be host:port, got "${listen}"`);
+  const r = new NodeReader(doc.contents, lines);
+  const config = section(BRIDGE)({ r, baseDir: opts.baseDir }, doc.contents, '');
+  const s = config.sessions;
+  if (
+    s.maxPerProject > s.maxGlobal &&
+    !r.hasProblem('sessions.max_per_project') &&
+    !r.hasProblem('sessions.max_global')
+  ) {
+    r.fail('sessions.max_per_project', undefined, 'must not exceed sessions.max_global');
   }
-
-  const tlsNode = g(root, 'tls');
-  if (tlsNode === undefined) {
-    r.fail('tls', doc.contents, 'is required: the daemon never serves without TLS');
-  }
-  const tls = r.map(tlsNode, 'tls', ['ca_bundle', 'cert', 'key', 'crl']);
-
-  const auth = r.map(g(root, 'auth'), 'auth', [
-    'jwt_public_keys',
-    'jwt_audience',
-    'jwt_max_ttl',
-    'clock_skew',
-  ]);
-  const keysNode = g(auth, 'jwt_public_keys');
-  const keyItems = r.seq(keysNode, 'auth.jwt_public_keys') ?? [];
-  if (keyItems.length === 0) {
-    r.fail('auth.jwt_public_keys', keysNode ?? auth, 'needs at least one {issuer, key_path}');
-  }
-  const jwtPublicKeys = keyItems.map((item, i) => {
-    const path = `auth.jwt_public_keys[${i}]`;
-    const m = r.map(item, path, ['issuer', 'key_path']);
-    return {
-      issuer: r.str(g(m, 'issuer'), `${path}.issuer`) ?? '',
-      keyPath: p(r.str(g(m, 'key_path'), `${path}.key_path`)),
-    };
-  });
-
-  const s = r.map(g(root, 'sessions'), 'sessions', [
-    'max_per_project',
-    'max_global',
-    'idle_timeout',
-    'stop_grace_period',
-    'event_buffer_size',
-    'event_buffer_bytes',
-    'retention',
-    'max_subscribers',
-    'subscriber_ttl',
-  ]);
-  const input = r.map(g(root, 'input'), 'input', ['max_size_bytes']);
-  const logging = r.map(g(root, 'logging'), 'logging', ['level', 'format', 'redact_patterns']);
-  const redactPatterns = r.strList(g(logging, 'redact_patterns'), 'logging.redact_patterns') ?? [];
-  redactPatterns.forEach((pattern, i) => {
-    try {
-      compileRedactPattern(pattern);
-    } catch (err) {
-      const node = (g(logging, 'redact_patterns') as { items?: unknown[] } | undefined)?.items?.[i];
-      r.fail(
-        `logging.redact_patterns[${i}]`,
-        node,
-        `invalid regular expression: ${(err as Error).message}`,
-      );
-    }
-  });
-
-  const providers: Record<string, ProviderConfig> = {};
-  const provNode = g(root, 'providers');
-  for (const [id, node] of r.openMap(provNode, 'providers') ?? []) {
-    const path = `providers.${id}`;
-    if (!PROVIDER_ID.test(id)) {
-      r.fail(path, provNode, 'provider ids are lowercase letters, digits, "-" and "_" (max 32)');
-      continue;
-    }
-    const m = r.map(node, path, [
-      'adapter',
-      'binary',
-      'args',
-      'startup_timeout',
-      'ready_pattern',
-      'env',
-      'turn_timeout',
-      'emit_raw',
-      'permissions',
-      'allowed_opts',
-      'default_opts',
-      'isolate_home',
-      'health_ttl',
-    ]);
-    const defaultAdapter = DEFAULT_ADAPTER_BY_ID[id] ?? 'stdio';
-    const adapter = r.str(g(m, 'adapter'), `${path}.adapter`, defaultAdapter) ?? defaultAdapter;
-    const env: Record<string, string> = {};
-    for (const [k, v] of r.openMap(g(m, 'env'), `${path}.env`) ?? []) {
-      if (!ENV_NAME.test(k))
-        r.fail(`${path}.env.${k}`, v, 'is not a valid environment variable name');
-      const val = r.str(v, `${path}.env.${k}`, '');
-      if (val !== undefined) env[k] = val;
-    }
-    if (!(BUILTIN_ADAPTERS as readonly string[]).includes(adapter)) {
-      r.fail(
-        `${path}.adapter`,
-        g(m, 'adapter'),
-        `unknown adapter "${adapter}" (known: ${BUILTIN_ADAPTERS.join(', ')})`,
-      );
-    }
-    const binary = r.str(g(m, 'binary'), `${path}.binary`, adapter === 'mock' ? '' : id) ?? '';
-    const permissions = r.str(g(m, 'permissions'), `${path}.permissions`, 'deny') ?? 'deny';
-    if (permissions !== 'deny' && permissions !== 'allow') {
-      r.fail(
-        `${path}.permissions`,
-        g(m, 'permissions'),
-        `must be "deny" or "allow", got "${permissions}"`,
-      );
-    }
-    let allowedOpts: Record<string, string[]> | undefined;
-    const allowedNode = g(m, 'allowed_opts');
-    if (allowedNode !== undefined && allowedNode !== null) {
-      allowedOpts = {};
-      for (const [k, v] of r.openMap(allowedNode, `${path}.allowed_opts`) ?? []) {
-        allowedOpts[k] = r.strList(v, `${path}.allowed_opts.${k}`) ?? [];
-      }
-    }
-    const defaultOpts: Record<string, string> = {};
-    for (const [k, v] of r.openMap(g(m, 'default_opts'), `${path}.default_opts`) ?? []) {
-      const val = r.str(v, `${path}.default_opts.${k}`);
-      if (val !== undefined) defaultOpts[k] = val;
-    }
-    const argsNode = g(m, 'args');
-    const acpDefault = ACP_ARGS_BY_BINARY[basename(binary)];
-    const args =
-      argsNode === undefined && adapter === 'acp' && acpDefault
-        ? [...acpDefault]
-        : (r.strList(argsNode, `${path}.args`) ?? []);
-    const readyPattern = r.str(g(m, 'ready_pattern'), `${path}.ready_pattern`, '') ?? '';
-    if (readyPattern) {
-      try {
-        new RegExp(readyPattern);
-      } catch (err) {
-        r.fail(
-          `${path}.ready_pattern`,
-          g(m, 'ready_pattern'),
-          `invalid regular expression: ${(err as Error).message}`,
-        );
-      }
-    }
-    providers[id] = {
-      adapter,
-      binary,
-      args,
-      startupTimeoutMs:
-        r.duration(
-          g(m, 'startup_timeout'),
-          `${path}.startup_timeout`,
-          DEFAULTS.startupTimeout,
-          1,
-        ) ?? 0,
-      readyPattern,
-      env,
-      turnTimeoutMs:
-        r.duration(g(m, 'turn_timeout'), `${path}.turn_timeout`, DEFAULTS.turnTimeout, 1000) ?? 0,
-      emitRaw: r.bool(g(m, 'emit_raw'), `${path}.emit_raw`, false) ?? false,
-      permissions: permissions === 'allow' ? 'allow' : 'deny',
-      allowedOpts,
-      defaultOpts,
-      isolateHome: r.bool(g(m, 'isolate_home'), `${path}.isolate_home`, false) ?? false,
-      healthTtlMs: r.duration(g(m, 'health_ttl'), `${path}.health_ttl`, DEFAULTS.healthTtl, 0) ?? 0,
-    };
-  }
-
-  const allowedNode = g(root, 'allowed_paths');
-  const allowedPaths = r.strList(allowedNode, 'allowed_paths') ?? [];
-  allowedPaths.forEach((a, i) => {
-    const node = (allowedNode as { items?: unknown[] } | undefined)?.items?.[i];
-    if (!isAbsolute(a)) r.fail(`allowed_paths[${i}]`, node, `must be an absolute path, got "${a}"`);
-    if (a.includes('**'))
-      r.fail(`allowed_paths[${i}]`, node, '"**" is not supported: use one "*" per path segment');
-  });
-
-  const config: BridgeConfig = {
-    server: {
-      listen: listen ?? DEFAULTS.listen,
-      maxConnectionAgeMs:
-        r.duration(
-          g(server, 'max_connection_age'),
-          'server.max_connection_age',
-          DEFAULTS.maxConnectionAge,
-        ) ?? 0,
-    },
-    tls: {
-      caBundle: p(r.str(g(tls, 'ca_bundle'), 'tls.ca_bundle')),
-      cert: p(r.str(g(tls, 'cert'), 'tls.cert')),
-      key: p(r.str(g(tls, 'key'), 'tls.key')),
-      crl: (r.strList(g(tls, 'crl'), 'tls.crl') ?? []).map((f) => p(f)),
-    },
-    auth: {
-      jwtPublicKeys,
-      jwtAudience: r.str(g(auth, 'jwt_audience'), 'auth.jwt_audience', DEFAULTS.jwtAudience) ?? '',
-      jwtMaxTtlMs:
-        r.duration(g(auth, 'jwt_max_ttl'), 'auth.jwt_max_ttl', DEFAULTS.jwtMaxTtl, 1000) ?? 0,
-      clockSkewMs: r.duration(g(auth, 'clock_skew'), 'auth.clock_skew', DEFAULTS.clockSkew) ?? 0,
-    },
-    sessions: {
-      maxPerProject:
-        r.int(g(s, 'max_per_project'), 'sessions.max_per_project', DEFAULTS.maxPerProject, 1) ?? 0,
-      maxGlobal: r.int(g(s, 'max_global'), 'sessions.max_global', DEFAULTS.maxGlobal, 1) ?? 0,
-      idleTimeoutMs:
-        r.duration(g(s, 'idle_timeout'), 'sessions.idle_timeout', DEFAULTS.idleTimeout) ?? 0,
-      stopGracePeriodMs:
-        r.duration(
-          g(s, 'stop_grace_period'),
-          'sessions.stop_grace_period',
-          DEFAULTS.stopGracePeriod,
-        ) ?? 0,
-      eventBufferSize:
-        r.int(
-          g(s, 'event_buffer_size'),
-          'sessions.event_buffer_size',
-          DEFAULTS.eventBufferSize,
-          16,
-          10_000_000,
-        ) ?? 0,
-      eventBufferBytes:
-        r.byteSize(
-          g(s, 'event_buffer_bytes'),
-          'sessions.event_buffer_bytes',
-          DEFAULTS.eventBufferBytes,
-          64 * 1024,
-        ) ?? 0,
-      retentionMs: r.duration(g(s, 'retention'), 'sessions.retention', DEFAULTS.retention) ?? 0,
-      maxSubscribers:
-        r.int(
-          g(s, 'max_subscribers'),
-          'sessions.max_subscribers',
-          DEFAULTS.maxSubscribers,
-          1,
-          100_000,
-        ) ?? 0,
-      subscriberTtlMs:
-        r.duration(
-          g(s, 'subscriber_ttl'),
-          'sessions.subscriber_ttl',
-          DEFAULTS.subscriberTtl,
-          1000,
-        ) ?? 0,
-    },
-    input: {
-      maxSizeBytes:
-        r.byteSize(g(input, 'max_size_bytes'), 'input.max_size_bytes', DEFAULTS.maxInputBytes, 1) ??
-        0,
-    },
-    providers,
-    allowedPaths,
-    logging: {
-      level: r.oneOf(g(logging, 'level'), 'logging.level', DEFAULTS.logLevel, LOG_LEVELS) ?? 'info',
-      format:
-        r.oneOf(g(logging, 'format'), 'logging.format', DEFAULTS.logFormat, ['json', 'pretty']) ??
-        'json',
-      redactPatterns,
-    },
+  if (r.problems.length > 0) throw new ConfigError(file, inFileOrder(r.problems));
+  return {
+    config,
+    reject: (problems) =>
+      new ConfigError(file, inFileOrder(problems.map((p) => ({ ...p, line: r.lineAt(p.path) })))),
   };
-  if (config.sessions.maxGlobal > 0 && config.sessions.maxPerProject > config.sessions.maxGlobal) {
-    r.fail(
-      'sessions.max_per_project',
-      g(s, 'max_per_project'),
-      'must not exceed sessions.max_global',
-    );
-  }
-  if (r.problems.length > 0) throw new ConfigError(file, r.problems);
-  return config;
+}
+
+/** Problems as a reader meets them going down the file; those without a line last. */
+function inFileOrder(problems: ConfigProblem[]): ConfigProblem[] {
+  const at = (p: ConfigProblem) => p.line ?? Number.MAX_SAFE_INTEGER;
+  return [...problems].sort((a, b) => at(a) - at(b));
 }
 
 /**

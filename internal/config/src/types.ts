@@ -38,12 +38,18 @@ export interface BridgeConfig {
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
+/**
+ * One entry of `providers`. `adapter`, `binary` and `args` are undefined when
+ * not written: their defaults depend on the adapters this build has, which
+ * only the provider registry knows.
+ */
 export interface ProviderConfig {
-  /** Which adapter drives this provider: "stdio", "mock", or a structured adapter. */
-  adapter: string;
-  /** Executable name (looked up on PATH) or absolute path. Empty for built-in agents. */
-  binary: string;
-  args: string[];
+  /** Which adapter drives this provider, by name. */
+  adapter: string | undefined;
+  /** Executable name (looked up on PATH) or absolute path. */
+  binary: string | undefined;
+  /** Extra argv for the agent. */
+  args: string[] | undefined;
   startupTimeoutMs: number;
   /**
    * A regular expression a stdout line must match before the agent counts as

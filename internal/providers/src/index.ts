@@ -19,8 +19,11 @@ export type {
 export {
   ADAPTER_NAMES,
   createProviders,
+  KNOWN_AGENT_IDS,
+  ProviderConfigError,
   type ProviderDefinition,
   type ProviderHost,
+  resolveProviderDefinition,
 } from './registry.js';
 export { type ProcessProviderOptions, StdioProvider } from './stdio-provider.js';
 export {

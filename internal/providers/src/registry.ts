@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { AcpProvider } from './acp/acp-provider.js';
 import { ClaudeProvider } from './claude/claude-provider.js';
 import { CodexProvider } from './codex/codex-provider.js';
@@ -5,10 +6,14 @@ import { MockProvider } from './mock-provider.js';
 import type { Provider } from './provider.js';
 import { StdioProvider } from './stdio-provider.js';
 
+/**
+ * One provider as configured. `adapter`, `binary` and `args` may be left
+ * out: the registry fills them in from the provider id (see createProviders).
+ */
 export interface ProviderDefinition {
-  adapter: string;
-  binary: string;
-  args: string[];
+  adapter?: string | undefined;
+  binary?: string | undefined;
+  args?: string[] | undefined;
   env: Record<string, string>;
   /** Regex a stdout line must match before the agent counts as started ('' = at spawn). */
   readyPattern?: string;
@@ -29,37 +34,92 @@ export interface ProviderHost {
   tempRoot: string;
 }
 
-type Factory = (id: string, def: ProviderDefinition, host: ProviderHost) => Provider;
+type Resolved = ProviderDefinition & { adapter: string; binary: string; args: string[] };
+type Factory = (id: string, def: Resolved, host: ProviderHost) => Provider;
 
-const ADAPTERS: Record<string, Factory> = {
-  stdio: (id, def, host) => new StdioProvider({ id, ...def, ...host }),
-  mock: (id, def, host) => new MockProvider({ id, ...def, ...host }),
-  claude: (id, def, host) => new ClaudeProvider({ id, ...def, ...host }),
-  codex: (id, def, host) => new CodexProvider({ id, ...def, ...host }),
-  acp: (id, def, host) => new AcpProvider({ id, ...def, ...host }),
-};
+const ADAPTERS = new Map<string, Factory>([
+  ['stdio', (id, def, host) => new StdioProvider({ id, ...def, ...host })],
+  ['mock', (id, def, host) => new MockProvider({ id, ...def, ...host })],
+  ['claude', (id, def, host) => new ClaudeProvider({ id, ...def, ...host })],
+  ['codex', (id, def, host) => new CodexProvider({ id, ...def, ...host })],
+  ['acp', (id, def, host) => new AcpProvider({ id, ...def, ...host })],
+]);
 
-/** Adapter names this build knows. */
-export const ADAPTER_NAMES = Object.keys(ADAPTERS);
+/** Adapter names this build knows, as `providers.<id>.adapter` takes them. */
+export const ADAPTER_NAMES: readonly string[] = [...ADAPTERS.keys()];
 
 /**
- * Builds the provider registry from configuration. Throws (with the config
- * path in the message) on an unknown adapter or an option policy the adapter
- * cannot honour.
+ * The adapter a provider gets when its config names none, by provider id, so
+ * `claude: {}` just works. Any other id runs a line-oriented stdio agent.
+ */
+const ADAPTER_BY_ID = new Map([
+  ['mock', 'mock'],
+  ['claude', 'claude'],
+  ['codex', 'codex'],
+  ['opencode', 'acp'],
+  ['gemini', 'acp'],
+]);
+
+/** Agent CLIs the registry can drive from the provider id alone (the mock needs no CLI). */
+export const KNOWN_AGENT_IDS: readonly string[] = [...ADAPTER_BY_ID]
+  .filter(([, adapter]) => adapter !== 'mock')
+  .map(([id]) => id);
+
+/**
+ * The arguments that make a known binary speak ACP: an acp provider without
+ * `args` gets these, so `opencode: {}` runs `opencode acp`.
+ */
+const ACP_ARGS_BY_BINARY = new Map([
+  ['opencode', ['acp']],
+  ['gemini', ['--acp']],
+]);
+
+/**
+ * The configuration names something this build cannot provide. Each problem
+ * carries its config key path, so the caller can point at the line.
+ */
+export class ProviderConfigError extends Error {
+  constructor(readonly problems: readonly { path: string; message: string }[]) {
+    super(problems.map((p) => `${p.path}: ${p.message}`).join('\n'));
+    this.name = 'ProviderConfigError';
+  }
+}
+
+/**
+ * A definition with what its config left out filled in: the adapter (by
+ * provider id), the binary (the provider id; none for the mock, which runs
+ * its built-in agent) and, for ACP agents, the arguments that make a known
+ * binary speak ACP. The adapter name is not checked here.
+ */
+export function resolveProviderDefinition(id: string, def: ProviderDefinition): Resolved {
+  const adapter = def.adapter ?? ADAPTER_BY_ID.get(id) ?? 'stdio';
+  const binary = def.binary ?? (adapter === 'mock' ? '' : id);
+  const acpArgs = adapter === 'acp' ? ACP_ARGS_BY_BINARY.get(basename(binary)) : undefined;
+  return { ...def, adapter, binary, args: [...(def.args ?? acpArgs ?? [])] };
+}
+
+/**
+ * Builds the provider registry from configuration, with the defaults of
+ * resolveProviderDefinition. Throws ProviderConfigError listing every unknown
+ * adapter; an option policy an adapter cannot honour throws from the adapter.
  */
 export function createProviders(
   defs: Record<string, ProviderDefinition>,
   host: ProviderHost,
 ): Map<string, Provider> {
+  const resolved = Object.entries(defs).map(
+    ([id, def]) => [id, resolveProviderDefinition(id, def)] as const,
+  );
+  // Every unknown adapter is reported before any adapter is built, so an
+  // adapter's own refusal (thrown from its constructor) cannot hide them.
+  const problems = resolved
+    .filter(([, def]) => !ADAPTERS.has(def.adapter))
+    .map(([id, def]) => ({
+      path: `providers.${id}.adapter`,
+      message: `unknown adapter "${def.adapter}" (known: ${ADAPTER_NAMES.join(', ')})`,
+    }));
+  if (problems.length > 0) throw new ProviderConfigError(problems);
   const out = new Map<string, Provider>();
-  for (const [id, def] of Object.entries(defs)) {
-    const make = ADAPTERS[def.adapter];
-    if (!make) {
-      throw new Error(
-        `providers.${id}.adapter: unknown adapter "${def.adapter}" (known: ${ADAPTER_NAMES.join(', ')})`,
-      );
-    }
-    out.set(id, make(id, def, host));
-  }
+  for (const [id, def] of resolved) out.set(id, ADAPTERS.get(def.adapter)!(id, def, host));
   return out;
 }

@@ -1,20 +1,33 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '@agent-bridge/config';
-import { createProviders } from '@agent-bridge/providers';
+import {
+  type AcpProvider,
+  ClaudeProvider,
+  CodexProvider,
+  createProviders,
+  MockProvider,
+  ProviderConfigError,
+  resolveProviderDefinition,
+  StdioProvider,
+} from '@agent-bridge/providers';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../harness/index.js';
 
+const host = { parentEnv: { PATH: '/nonexistent' }, tempRoot: '/nonexistent' };
+
 describe('the example bridge.yaml', () => {
   it('builds every provider with the adapter and options policy it documents', () => {
-    const config = parseConfig(readFileSync(join(REPO_ROOT, 'bridge.yaml'), 'utf8'), {
+    const { config } = parseConfig(readFileSync(join(REPO_ROOT, 'bridge.yaml'), 'utf8'), {
       baseDir: REPO_ROOT,
     });
-    const providers = createProviders(config.providers, {
-      parentEnv: { PATH: '/nonexistent' },
-      tempRoot: '/nonexistent',
-    });
+    const providers = createProviders(config.providers, host);
     expect([...providers.keys()]).toEqual(['mock', 'claude', 'codex', 'opencode', 'gemini']);
+    expect(providers.get('mock')).toBeInstanceOf(MockProvider);
+    expect(providers.get('claude')).toBeInstanceOf(ClaudeProvider);
+    expect(providers.get('codex')).toBeInstanceOf(CodexProvider);
+    expect((providers.get('opencode') as AcpProvider).flavour).toBe('opencode');
+    expect((providers.get('gemini') as AcpProvider).flavour).toBe('gemini');
     const claude = providers.get('claude')!;
     expect(claude.validateOptions({ permission_mode: 'plan', model: 'claude-sonnet-4-5' })).toBe(
       undefined,
@@ -37,8 +50,85 @@ describe('the example bridge.yaml', () => {
             allowedOpts: { permission_mode: ['bypassPermissions'] },
           },
         },
-        { parentEnv: {}, tempRoot: '/nonexistent' },
+        host,
       ),
     ).toThrow(/providers\.claude\.allowed_opts\.permission_mode: "bypassPermissions" is dangerous/);
+  });
+});
+
+describe('the provider registry', () => {
+  const resolve = (id: string, def: Record<string, unknown> = {}) => {
+    const { adapter, binary, args } = resolveProviderDefinition(id, { env: {}, ...def });
+    return { adapter, binary, args };
+  };
+
+  it('fills in what a provider entry leaves out, from the provider id', () => {
+    expect(resolve('mock')).toEqual({ adapter: 'mock', binary: '', args: [] });
+    expect(resolve('claude')).toEqual({ adapter: 'claude', binary: 'claude', args: [] });
+    expect(resolve('codex')).toEqual({ adapter: 'codex', binary: 'codex', args: [] });
+    expect(resolve('opencode')).toEqual({ adapter: 'acp', binary: 'opencode', args: ['acp'] });
+    expect(resolve('gemini')).toEqual({ adapter: 'acp', binary: 'gemini', args: ['--acp'] });
+    expect(resolve('my-tool')).toEqual({ adapter: 'stdio', binary: 'my-tool', args: [] });
+    expect(createProviders({ 'my-tool': { env: {} } }, host).get('my-tool')).toBeInstanceOf(
+      StdioProvider,
+    );
+  });
+
+  it('gives ACP arguments by the binary, and only when args are not written', () => {
+    expect(resolve('pro', { adapter: 'acp', binary: '/opt/bin/gemini' }).args).toEqual(['--acp']);
+    expect(resolve('gemini', { args: ['--experimental-acp'] }).args).toEqual([
+      '--experimental-acp',
+    ]);
+    expect(resolve('gemini', { args: [] }).args).toEqual([]);
+    expect(resolve('agent', { adapter: 'acp' }).args).toEqual([]);
+    expect(resolve('opencode', { adapter: 'stdio' }).args).toEqual([]);
+  });
+
+  it('rejects every unknown adapter, naming the key path and the known adapters', () => {
+    let err: unknown;
+    try {
+      createProviders(
+        {
+          x: { adapter: 'telepathy', env: {} },
+          mock: { env: {} },
+          // An adapter that would refuse its own options does not hide the unknown ones.
+          claude: { env: {}, allowedOpts: { permission_mode: ['bypassPermissions'] } },
+          y: { adapter: '', env: {} },
+        },
+        host,
+      );
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ProviderConfigError);
+    expect((err as ProviderConfigError).problems).toEqual([
+      {
+        path: 'providers.x.adapter',
+        message: 'unknown adapter "telepathy" (known: stdio, mock, claude, codex, acp)',
+      },
+      {
+        path: 'providers.y.adapter',
+        message: 'unknown adapter "" (known: stdio, mock, claude, codex, acp)',
+      },
+    ]);
+    expect(() => createProviders({ z: { adapter: 'toString', env: {} } }, host)).toThrow(
+      'providers.z.adapter: unknown adapter "toString"',
+    );
+  });
+
+  it('has its problems reported at their line in the config file', () => {
+    const loaded = parseConfig(
+      'tls: {ca_bundle: a, cert: b, key: c}\nauth:\n  jwt_public_keys: [{issuer: a, key_path: a.pub}]\nproviders:\n  mock: {}\n  x:\n    binary: /bin/x\n    adapter: telepathy\n',
+      { baseDir: '/etc/bridge', file: 'bridge.yaml' },
+    );
+    let message = '';
+    try {
+      createProviders(loaded.config.providers, host);
+    } catch (err) {
+      message = loaded.reject((err as ProviderConfigError).problems).message;
+    }
+    expect(message).toBe(
+      'invalid config bridge.yaml:\n  bridge.yaml:8: providers.x.adapter: unknown adapter "telepathy" (known: stdio, mock, claude, codex, acp)',
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { isMap, isScalar, isSeq, type LineCounter, type Node, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
 import { parseByteSize, parseDuration } from '../duration.js';
 
 /** One problem found in a config file, located by key path and line. */
@@ -8,6 +8,9 @@ export interface ConfigProblem {
   message: string;
 }
 
+/** Returns what is wrong with a value, or undefined when it is fine. */
+export type Check<T> = (value: T) => string | undefined;
+
 /**
  * Walks a parsed YAML document with typed accessors. Every accessor records a
  * problem (with the key path and line) instead of throwing, so one run reports
@@ -16,46 +19,77 @@ export interface ConfigProblem {
 export class NodeReader {
   readonly problems: ConfigProblem[] = [];
 
-  constructor(private readonly lines: LineCounter) {}
+  constructor(
+    private readonly root: unknown,
+    private readonly lines: LineCounter,
+  ) {}
 
   lineOf(node: unknown): number | undefined {
     const range = (node as Node | undefined)?.range;
     return range ? this.lines.linePos(range[0]).line : undefined;
   }
 
+  /**
+   * The line of a key path ("auth.jwt_public_keys[0].issuer"): where its key
+   * is written, or where its nearest written ancestor's is, since a missing
+   * key is best shown where it belongs.
+   */
+  lineAt(path: string): number | undefined {
+    let node = this.root;
+    let at = this.root;
+    for (const seg of path.match(/[^.[\]]+|\[\d+\]/g) ?? []) {
+      if (seg.startsWith('[')) {
+        const item = isSeq(node) ? node.items[Number(seg.slice(1, -1))] : undefined;
+        if (item === undefined || item === null) break;
+        node = at = item;
+      } else {
+        const pair = isMap(node)
+          ? node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === seg)
+          : undefined;
+        if (!pair) break;
+        node = pair.value;
+        at = pair.key;
+      }
+    }
+    return this.lineOf(at);
+  }
+
+  /** Records a problem at `node`, or where `path` leads when the node is absent. */
   fail(path: string, node: unknown, message: string): undefined {
-    this.problems.push({ path, line: this.lineOf(node), message });
+    this.problems.push({ path, line: this.lineOf(node) ?? this.lineAt(path), message });
     return undefined;
+  }
+
+  /** Whether `path` already has a problem, so a check across keys can skip a wrong value. */
+  hasProblem(path: string): boolean {
+    return this.problems.some((p) => p.path === path);
   }
 
   /** Reads a mapping, rejecting keys not in `known`. Returns key → value node. */
   map(node: unknown, path: string, known: readonly string[]): Map<string, unknown> | undefined {
-    if (node === undefined || node === null) return new Map();
+    return this.entries(node, path, (key) =>
+      known.includes(key) ? undefined : `unknown key (known keys: ${known.join(', ')})`,
+    );
+  }
+
+  /** A mapping with keys chosen by the user (provider ids, env names); `checkKey` vets each. */
+  openMap(node: unknown, path: string, checkKey?: Check<string>): Map<string, unknown> | undefined {
+    return this.entries(node, path, checkKey ?? (() => undefined));
+  }
+
+  private entries(node: unknown, path: string, checkKey: Check<string>) {
+    if (node === undefined || node === null) return new Map<string, unknown>();
     if (!isMap(node)) return this.fail(path || '(root)', node, 'must be a mapping');
-    return this.entries(node, path, known);
-  }
-
-  /** A mapping with arbitrary keys (provider ids, env names). */
-  openMap(node: unknown, path: string): Map<string, unknown> | undefined {
-    if (node === undefined || node === null) return new Map();
-    if (!isMap(node)) return this.fail(path, node, 'must be a mapping');
-    return this.entries(node, path, undefined);
-  }
-
-  private entries(node: YAMLMap, path: string, known: readonly string[] | undefined) {
     const out = new Map<string, unknown>();
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? pair.key.value : pair.key;
       const keyPath = path ? `${path}.${String(key)}` : String(key);
-      if (typeof key !== 'string') {
-        this.fail(keyPath, pair.key, 'keys must be strings');
+      const problem = typeof key === 'string' ? checkKey(key) : 'keys must be strings';
+      if (problem !== undefined) {
+        this.fail(keyPath, pair.key, problem);
         continue;
       }
-      if (known && !known.includes(key)) {
-        this.fail(keyPath, pair.key, `unknown key (known keys: ${known.join(', ')})`);
-        continue;
-      }
-      out.set(key, pair.value);
+      out.set(key as string, pair.value);
     }
     return out;
   }
@@ -64,6 +98,7 @@ export class NodeReader {
     return isScalar(node) ? node.value : node;
   }
 
+  /** A string; without a fallback it is required and must not be empty. */
   str(node: unknown, path: string, fallback?: string): string | undefined {
     if (node === undefined || node === null) {
       return fallback ?? this.fail(path, node, 'is required');
@@ -124,15 +159,26 @@ export class NodeReader {
     return v;
   }
 
-  strList(node: unknown, path: string): string[] | undefined {
+  /** A list of non-empty strings; every problem the checks find in an item is recorded at it. */
+  strList(node: unknown, path: string, ...checks: Check<string>[]): string[] | undefined {
     if (node === undefined || node === null) return [];
     if (!isSeq(node)) return this.fail(path, node, 'must be a list of strings');
     const out: string[] = [];
     node.items.forEach((item, i) => {
       const s = this.str(item, `${path}[${i}]`);
-      if (s !== undefined) out.push(s);
+      if (s === undefined) return;
+      this.check(s, `${path}[${i}]`, item, checks);
+      out.push(s);
     });
     return out;
+  }
+
+  /** Records every problem the checks find in a value that was read. */
+  check<T>(value: T, path: string, node: unknown, checks: readonly Check<T>[]): void {
+    for (const check of checks) {
+      const problem = check(value);
+      if (problem !== undefined) this.fail(path, node, problem);
+    }
   }
 
   seq(node: unknown, path: string): unknown[] | undefined {
@@ -141,11 +187,18 @@ export class NodeReader {
     return node.items;
   }
 
-  oneOf<T extends string>(node: unknown, path: string, fallback: T, allowed: readonly T[]) {
+  /** One of `allowed`; `expected` phrases the choice in the message ("one of a, b, c"). */
+  oneOf<T extends string>(
+    node: unknown,
+    path: string,
+    fallback: T,
+    allowed: readonly T[],
+    expected = `one of ${allowed.join(', ')}`,
+  ) {
     const v = this.str(node, path, fallback);
     if (v === undefined) return undefined;
     if (!(allowed as readonly string[]).includes(v)) {
-      return this.fail(path, node, `must be one of ${allowed.join(', ')}, got "${v}"`);
+      return this.fail(path, node, `must be ${expected}, got "${v}"`);
     }
     return v as T;
   }
