@@ -17,7 +17,7 @@ import { optionalString, requiredString } from '../private/option-values.js';
 /** Requirements §7.3: tokens live five minutes at most. */
 const MAX_TTL_MS = 5 * 60_000;
 
-export const JWT_TYPE = 'bridge+jwt';
+const JWT_TYPE = 'bridge+jwt';
 
 export const jwtMintCommand: Command = {
   name: 'jwt-mint',
