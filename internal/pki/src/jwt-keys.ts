@@ -25,7 +25,7 @@ export interface JwtKeyPair {
   kid: string;
 }
 
-/** An Ed25519 key pair for signing JWTs (requirements §7.3). */
+/** An Ed25519 key pair for signing JWTs: the daemon accepts EdDSA (Ed25519) tokens only. */
 export async function generateJwtKeyPair(): Promise<JwtKeyPair> {
   const { privateKey, publicKey } = await generate('ed25519');
   return {

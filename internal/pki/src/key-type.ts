@@ -1,7 +1,7 @@
 import { generateKeyPair as generateNodeKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 
-/** Key types for TLS certificates and CAs (requirements §7.4). */
+/** Key types for CAs and TLS certificates (`bridge-ca --key-type`); ECDSA P-384 is the default. */
 export type KeyType = 'ecdsa-p384' | 'rsa-4096';
 
 export const KEY_TYPES: readonly KeyType[] = ['ecdsa-p384', 'rsa-4096'];

@@ -65,9 +65,10 @@ describe('descriptor set', () => {
   });
 });
 
-// The names of requirements §8 (and the foundation issue's additions) are
-// the public contract: a rename here breaks every integrator.
-describe('requirements §8 names', () => {
+// These message, field and enum names are the public contract: clients,
+// generated code in other languages and JSON payloads (buf curl) use them, so
+// a rename here breaks every integrator.
+describe('public contract names', () => {
   const required: Record<string, string[]> = {
     StartSessionRequest: ['project_id', 'session_id', 'repo_path', 'provider', 'agent_opts'],
     StartSessionResponse: ['session_id', 'status', 'created_at'],
@@ -170,7 +171,7 @@ describe('requirements §8 names', () => {
     expect(e?.values[0]?.number).toBe(0);
   });
 
-  it('SessionStatus covers the §8 states with 0 = UNSPECIFIED', () => {
+  it('SessionStatus covers the five session states with 0 = UNSPECIFIED', () => {
     const e = registry.getEnum('bridge.v1.SessionStatus');
     expect(e?.values.map((v) => v.name)).toEqual([
       'SESSION_STATUS_UNSPECIFIED',

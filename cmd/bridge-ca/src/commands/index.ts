@@ -11,7 +11,10 @@ import { renewCommand } from './renew.js';
 import { revokeCommand } from './revoke.js';
 import { verifyCommand } from './verify.js';
 
-/** In the order `bridge-ca --help` lists them (the §12 walkthrough order). */
+/**
+ * In the order `bridge-ca --help` lists them: the order of the walkthrough in
+ * docs/pki.md (build the PKI, then maintain it, then mint tokens and inspect).
+ */
 export const COMMANDS: readonly Command[] = [
   initCommand,
   issueCommand,

@@ -14,10 +14,13 @@ import { parseDuration } from '../private/duration.js';
 import { readInput } from '../private/files.js';
 import { optionalString, requiredString } from '../private/option-values.js';
 
-/** Requirements §7.3: tokens live five minutes at most. */
+/**
+ * Tokens live five minutes at most: a leaked token is soon useless, and the
+ * daemon's default `auth.jwt_max_ttl` (5m) would refuse a longer one anyway.
+ */
 const MAX_TTL_MS = 5 * 60_000;
 
-export const JWT_TYPE = 'bridge+jwt';
+const JWT_TYPE = 'bridge+jwt';
 
 export const jwtMintCommand: Command = {
   name: 'jwt-mint',

@@ -3,7 +3,7 @@ import type { CliIo } from '../cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { readInput } from './files.js';
 
-export const PASSPHRASE_ENV = 'BRIDGE_CA_PASSPHRASE';
+const PASSPHRASE_ENV = 'BRIDGE_CA_PASSPHRASE';
 
 /**
  * The CA passphrase from, in order: --passphrase-file, the environment, or

@@ -1,7 +1,7 @@
 const DAY_MS = 86_400_000;
 
 /** Certificates start a little in the past so clock skew between hosts does not reject them. */
-export const BACKDATE_MS = 5 * 60_000;
+const BACKDATE_MS = 5 * 60_000;
 
 export function validityWindow(opts: {
   now?: Date;
