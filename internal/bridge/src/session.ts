@@ -148,6 +148,8 @@ export class Session {
 
   /** The process exists: recorded before any of its output. */
   markSpawned(pid: number): void {
+    // A spawn reported after start-up was abandoned would land past the terminal event.
+    if (this.ended) return;
     this.pid = pid;
     this.append({
       type: 'SESSION_STARTED',
