@@ -189,6 +189,17 @@ describe('SessionManager: start', () => {
     expect(snap.status).toBe('FAILED');
     expect((await history(snap.sessionId)).at(-1)?.data).toEqual({ reason: 'startup_failed' });
   });
+  it('records an agent that exits on its own as a crash, with its stderr tail', async () => {
+    const { manager, start, history } = setup();
+    const { id, agent } = await start();
+    agent.exit({ exitCode: 2, signal: null });
+    expect((await history(id)).at(-1)).toMatchObject({
+      type: 'SESSION_FAILED',
+      error: 'agent exited with code 2',
+      data: { reason: 'crashed', exit_code: 2, stderr_tail: agent.stderrTail() },
+    });
+    expect(manager.get(alpha, id)).toMatchObject({ status: 'FAILED', exitCode: 2 });
+  });
 });
 
 describe('SessionManager: input and interrupts', () => {

@@ -117,7 +117,7 @@ export class FakeProvider implements Provider {
       await this.gate;
       throw new SpawnError('fake-agent: not found', 'ENOENT');
     }
-    const agent = new FakeAgent(++this.nextPid, spec.emit, this.capabilities.interrupt);
+    const agent = new FakeAgent(++this.nextPid, (ev) => spec.emit(ev), this.capabilities.interrupt);
     this.agents.push(agent);
     spec.spawned(agent.pid);
     await this.gate;
