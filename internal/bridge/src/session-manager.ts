@@ -168,7 +168,7 @@ export class SessionManager {
     if (Buffer.byteLength(idempotencyKey, 'utf8') > MAX_IDEMPOTENCY_KEY_BYTES) {
       throw invalid(`idempotency_key must be at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes`);
     }
-    const seen = s.idempotentSeq(idempotencyKey);
+    const seen = s.inputKeys.seqOf(idempotencyKey);
     if (seen !== undefined) return seen;
     if (text.length === 0) throw invalid('text must not be empty');
     const max = this.deps.settings.maxInputBytes;
@@ -187,7 +187,7 @@ export class SessionManager {
         throw precondition(`session ${sessionId}: ${err.message}`);
       throw err;
     }
-    s.rememberKey(idempotencyKey, seq);
+    s.inputKeys.remember(idempotencyKey, seq);
     return seq;
   }
 

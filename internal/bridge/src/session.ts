@@ -4,12 +4,11 @@ import { CursorStore } from './cursors.js';
 import { precondition } from './errors.js';
 import type { BridgeEvent } from './event.js';
 import { EventRing } from './event-ring.js';
+import { IdempotencyKeys } from './idempotency-keys.js';
 import type { Redactor } from './redactor.js';
 import type { CoreSettings, SessionSnapshot, SessionStatus, StartRequest } from './types.js';
 
 export type StopReason = 'stop_requested' | 'idle_timeout' | 'shutdown';
-
-const MAX_IDEMPOTENCY_KEYS = 10_000;
 
 /**
  * One supervised agent session: its state, its event ring and its cursors.
@@ -19,6 +18,7 @@ const MAX_IDEMPOTENCY_KEYS = 10_000;
 export class Session {
   readonly ring: EventRing;
   readonly cursors: CursorStore;
+  readonly inputKeys = new IdempotencyKeys();
   readonly createdAt: number;
   /** Settles when start-up has finished (either way); identical retries and stops wait on it. */
   started: Promise<void> | undefined;
@@ -34,7 +34,6 @@ export class Session {
   private stopReason: StopReason | undefined;
   private stopping: Promise<void> | undefined;
   private readonly stopGracePeriodMs: number;
-  private readonly idempotency = new Map<string, number>();
 
   constructor(
     readonly request: StartRequest,
@@ -122,20 +121,6 @@ export class Session {
       turnId: ev.turnId ?? '',
       data: ev.data,
     };
-  }
-
-  /** The seq an idempotency key was first accepted with. */
-  idempotentSeq(key: string): number | undefined {
-    return key ? this.idempotency.get(key) : undefined;
-  }
-
-  rememberKey(key: string, seq: number): void {
-    if (!key) return;
-    if (this.idempotency.size >= MAX_IDEMPOTENCY_KEYS) {
-      const oldest = this.idempotency.keys().next().value;
-      if (oldest !== undefined) this.idempotency.delete(oldest);
-    }
-    this.idempotency.set(key, seq);
   }
 
   /** The agent, for input and interrupts; refused unless the session is running. */
