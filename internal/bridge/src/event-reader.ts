@@ -11,8 +11,6 @@ export interface ReadOptions {
   maxBatchBytes: number;
   /** Called with the seq of the last event of each yielded batch. */
   onProgress?: (seq: number) => void;
-  /** True once the session was freed: the reader ends. */
-  isFreed: () => boolean;
 }
 
 /**
@@ -46,27 +44,19 @@ export async function* readEvents(
       if (end !== -1) return;
       continue;
     }
-    if (session.ended && next > ring.lastSeq) return;
-    if (opts.isFreed()) return;
+    // Caught up: an ended session gets no more events, so only a live one is worth waiting for.
+    if (session.ended) return;
     await ring.nextPush(signal);
   }
 }
 
-/** The synthetic per-stream event telling a reader that [first, last] were evicted unread. */
-export function overflowEvent(session: Session, first: number, last: number): BridgeEvent {
+/** The per-reader event telling it that [first, last] were evicted unread. */
+function overflowEvent(session: Session, first: number, last: number): BridgeEvent {
   const n = last - first + 1;
-  return {
-    seq: last,
-    timestamp: Date.now(),
-    sessionId: session.id,
-    projectId: session.projectId,
-    provider: session.request.provider,
+  return session.eventAt(last, {
     type: 'BUFFER_OVERFLOW',
     stream: 'system',
     text: `${n} event${n === 1 ? '' : 's'} (seq ${first}..${last}) were evicted from the buffer before this reader got them`,
-    done: false,
-    error: '',
-    turnId: '',
     data: { first_missing: first, last_missing: last },
-  };
+  });
 }

@@ -75,16 +75,7 @@ export class EventRing {
 
   /** Up to `max` consecutive events starting at `fromSeq` (which must be retained). */
   slice(fromSeq: number, max: number): BridgeEvent[] {
-    const oldest = this.oldestSeq;
-    const out: BridgeEvent[] = [];
-    if (this.count === 0 || fromSeq < oldest) return out;
-    const n = Math.min(max, this.last - fromSeq + 1);
-    let idx = (this.head + (fromSeq - oldest)) % this.maxEvents;
-    for (let i = 0; i < n; i++) {
-      out.push(this.slots[idx]!);
-      idx = idx + 1 === this.maxEvents ? 0 : idx + 1;
-    }
-    return out;
+    return this.sliceBounded(fromSeq, max, Number.POSITIVE_INFINITY);
   }
 
   /**
@@ -118,12 +109,5 @@ export class EventRing {
         resolve();
       });
     });
-  }
-
-  /** Wakes every waiting reader without an event (e.g. the session was freed). */
-  wakeAll(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const wake of w) wake();
   }
 }

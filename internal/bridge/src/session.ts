@@ -1,33 +1,39 @@
 import type { AgentEvent, AgentHandle, ExitInfo, Provider } from '@agent-bridge/providers';
+import type { Clock } from './clock.js';
 import { CursorStore } from './cursors.js';
+import { precondition } from './errors.js';
 import type { BridgeEvent } from './event.js';
 import { EventRing } from './event-ring.js';
+import { IdempotencyKeys } from './idempotency-keys.js';
 import type { Redactor } from './redactor.js';
 import type { CoreSettings, SessionSnapshot, SessionStatus, StartRequest } from './types.js';
 
 export type StopReason = 'stop_requested' | 'idle_timeout' | 'shutdown';
 
-const MAX_IDEMPOTENCY_KEYS = 10_000;
-
-/** One supervised agent session: its state, its event ring and its cursors. */
+/**
+ * One supervised agent session: its state, its event ring and its cursors.
+ * Its status changes only through its own methods, so a session never ends
+ * without the terminal event that tells its readers, and never ends twice.
+ */
 export class Session {
   readonly ring: EventRing;
   readonly cursors: CursorStore;
+  readonly inputKeys = new IdempotencyKeys();
   readonly createdAt: number;
-  status: SessionStatus = 'STARTING';
-  stoppedAt: number | undefined;
-  error = '';
-  exitCode: number | undefined;
-  exitSignal = '';
-  handle: AgentHandle | undefined;
-  pid = 0;
-  /** Settles when start-up has finished (either way); identical retries wait on it. */
+  /** Settles when start-up has finished (either way); identical retries and stops wait on it. */
   started: Promise<void> | undefined;
-  stopReason: StopReason | undefined;
-  stopping: Promise<void> | undefined;
   activeStreams = 0;
   lastActivity: number;
-  private readonly idempotency = new Map<string, number>();
+  private state: SessionStatus = 'STARTING';
+  private agent: AgentHandle | undefined;
+  private pid = 0;
+  private endedAt: number | undefined;
+  private error = '';
+  private exitCode: number | undefined;
+  private exitSignal = '';
+  private stopReason: StopReason | undefined;
+  private stopping: Promise<void> | undefined;
+  private readonly stopGracePeriodMs: number;
 
   constructor(
     readonly request: StartRequest,
@@ -35,11 +41,12 @@ export class Session {
     readonly provider: Provider,
     settings: CoreSettings,
     private readonly redact: Redactor,
-    private readonly now: () => number,
+    private readonly clock: Clock,
   ) {
     this.ring = new EventRing(settings.eventBufferSize, settings.eventBufferBytes);
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
-    this.createdAt = now();
+    this.stopGracePeriodMs = settings.stopGracePeriodMs;
+    this.createdAt = clock.now();
     this.lastActivity = this.createdAt;
   }
 
@@ -51,8 +58,17 @@ export class Session {
     return this.request.projectId;
   }
 
+  get status(): SessionStatus {
+    return this.state;
+  }
+
+  /** When the terminal event was recorded; undefined while live. */
+  get stoppedAt(): number | undefined {
+    return this.endedAt;
+  }
+
   get live(): boolean {
-    return this.status === 'STARTING' || this.status === 'RUNNING' || this.status === 'STOPPING';
+    return this.state === 'STARTING' || this.state === 'RUNNING' || this.state === 'STOPPING';
   }
 
   get ended(): boolean {
@@ -79,38 +95,84 @@ export class Session {
 
   /** Stores an event with the next seq. Text and error are redacted first. */
   append(ev: AgentEvent): BridgeEvent {
-    const t = this.now();
-    this.lastActivity = t;
-    const stored: BridgeEvent = {
-      seq: this.ring.lastSeq + 1,
-      timestamp: t,
-      sessionId: this.request.sessionId,
-      projectId: this.request.projectId,
-      provider: this.request.provider,
-      type: ev.type,
-      stream: ev.stream,
+    const stored = this.eventAt(this.ring.lastSeq + 1, {
+      ...ev,
       text: this.redact(ev.text),
-      done: ev.done ?? false,
       error: ev.error ? this.redact(ev.error) : '',
-      turnId: ev.turnId ?? '',
-      data: ev.data,
-    };
+    });
+    this.lastActivity = stored.timestamp;
     this.ring.push(stored);
     return stored;
   }
 
-  /** The seq an idempotency key was first accepted with. */
-  idempotentSeq(key: string): number | undefined {
-    return key ? this.idempotency.get(key) : undefined;
+  /** An event of this session with `seq`, stamped now. Only `append` stores it. */
+  eventAt(seq: number, ev: AgentEvent): BridgeEvent {
+    return {
+      seq,
+      timestamp: this.clock.now(),
+      sessionId: this.id,
+      projectId: this.projectId,
+      provider: this.request.provider,
+      type: ev.type,
+      stream: ev.stream,
+      text: ev.text,
+      done: ev.done ?? false,
+      error: ev.error ?? '',
+      turnId: ev.turnId ?? '',
+      data: ev.data,
+    };
   }
 
-  rememberKey(key: string, seq: number): void {
-    if (!key) return;
-    if (this.idempotency.size >= MAX_IDEMPOTENCY_KEYS) {
-      const oldest = this.idempotency.keys().next().value;
-      if (oldest !== undefined) this.idempotency.delete(oldest);
+  /** The agent, for input and interrupts; refused unless the session is running. */
+  runningAgent(): AgentHandle {
+    if (this.state !== 'RUNNING' || !this.agent) {
+      throw precondition(`session ${this.id} is ${this.state.toLowerCase()}, not running`);
     }
-    this.idempotency.set(key, seq);
+    return this.agent;
+  }
+
+  /** The process exists: recorded before any of its output. */
+  markSpawned(pid: number): void {
+    // A spawn reported after start-up was abandoned would land past the terminal event.
+    if (this.ended) return;
+    this.pid = pid;
+    this.append({
+      type: 'SESSION_STARTED',
+      stream: 'system',
+      text: `${this.request.provider} started (pid ${pid}) in ${this.repoPath}`,
+      data: { pid, repo_path: this.repoPath },
+    });
+  }
+
+  /** Start-up finished: the agent takes input, unless a stop was requested meanwhile. */
+  markRunning(agent: AgentHandle): void {
+    this.agent = agent;
+    if (this.state === 'STARTING') this.state = 'RUNNING';
+  }
+
+  /**
+   * Stops the agent and resolves once the terminal event is recorded. The
+   * first reason is the one reported; a second graceful request joins the
+   * first, a forced one escalates it.
+   */
+  stop(reason: StopReason, force: boolean): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    if (this.stopping && !force) return this.stopping;
+    this.stopReason ??= reason;
+    this.state = 'STOPPING';
+    this.stopping = this.stopAgent(force);
+    return this.stopping;
+  }
+
+  private async stopAgent(force: boolean): Promise<void> {
+    // A stop during start-up waits for the agent it has to stop.
+    await this.started?.catch(() => undefined);
+    const agent = this.agent;
+    if (!agent) return;
+    await agent.stop({ force, gracePeriodMs: this.stopGracePeriodMs });
+    // The exit handler, attached at launch, records the terminal event; let it run first.
+    await agent.exited.catch(() => undefined);
+    await Promise.resolve();
   }
 
   /** Records the end of the process: status, exit details and the terminal event. */
@@ -118,14 +180,14 @@ export class Session {
     if (this.ended) return;
     this.exitCode = exit.exitCode ?? undefined;
     this.exitSignal = exit.signal ?? '';
-    this.stoppedAt = this.now();
+    this.endedAt = this.clock.now();
     const data: Record<string, unknown> = {
       reason: this.stopReason ?? (exit.exitCode === 0 ? 'exited' : 'crashed'),
     };
     if (exit.exitCode !== null) data.exit_code = exit.exitCode;
     if (exit.signal) data.signal = exit.signal;
     if (this.stopReason || exit.exitCode === 0) {
-      this.status = 'STOPPED';
+      this.state = 'STOPPED';
       this.append({
         type: 'SESSION_STOPPED',
         stream: 'system',
@@ -140,9 +202,10 @@ export class Session {
 
   /** Marks the session failed with a terminal event. */
   fail(error: string, data: Record<string, unknown>): void {
-    this.status = 'FAILED';
+    if (this.ended) return;
+    this.state = 'FAILED';
     this.error = error;
-    this.stoppedAt ??= this.now();
+    this.endedAt ??= this.clock.now();
     this.append({ type: 'SESSION_FAILED', stream: 'system', text: error, done: true, error, data });
   }
 
@@ -151,9 +214,9 @@ export class Session {
       sessionId: this.id,
       projectId: this.projectId,
       provider: this.request.provider,
-      status: this.status,
+      status: this.state,
       createdAt: new Date(this.createdAt),
-      stoppedAt: this.stoppedAt === undefined ? undefined : new Date(this.stoppedAt),
+      stoppedAt: this.endedAt === undefined ? undefined : new Date(this.endedAt),
       error: this.error,
       pid: this.pid,
       exitCode: this.exitCode,

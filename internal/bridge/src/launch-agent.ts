@@ -1,0 +1,87 @@
+import { SpawnError, StartupError } from '@agent-bridge/providers';
+import type { Timers } from './clock.js';
+import { precondition } from './errors.js';
+import type { Session } from './session.js';
+import type { Logger } from './types.js';
+
+export interface LaunchDeps {
+  timers: Timers;
+  logger: Logger;
+  startupTimeoutMs: number;
+}
+
+/**
+ * Spawns a session's agent through its provider and waits for start-up,
+ * then records the agent's exit when it comes. A start-up that fails or
+ * outlasts the timeout fails the session, which stays readable with its
+ * terminal event; an agent that cannot be spawned at all rejects with
+ * failed_precondition, and the caller forgets the session.
+ */
+export async function launchAgent(session: Session, deps: LaunchDeps): Promise<void> {
+  const { timers, logger, startupTimeoutMs } = deps;
+  const abandon = new AbortController();
+  const settled = new AbortController();
+  timers.after(
+    startupTimeoutMs,
+    () => abandon.abort(new StartupTimeout(startupTimeoutMs)),
+    settled.signal,
+  );
+  try {
+    const starting = session.provider.start({
+      projectId: session.projectId,
+      sessionId: session.id,
+      repoPath: session.repoPath,
+      options: session.request.agentOpts,
+      spawned: (pid) => session.markSpawned(pid),
+      emit: (ev) => {
+        if (!session.ended) session.append(ev);
+      },
+      signal: abandon.signal,
+    });
+    const agent = await unlessAborted(starting, abandon.signal).catch((err) => {
+      // A start that finishes after the timeout must not leave a process behind.
+      if (err instanceof StartupTimeout) {
+        starting.then((h) => h.stop({ force: true, gracePeriodMs: 0 })).catch(() => undefined);
+      }
+      throw err;
+    });
+    session.markRunning(agent);
+    logger.info(
+      { sessionId: session.id, projectId: session.projectId, pid: agent.pid },
+      'session started',
+    );
+    agent.exited.then(
+      (exit) => {
+        session.finish(exit, agent.stderrTail());
+        logger.info({ sessionId: session.id, ...exit, status: session.status }, 'session ended');
+      },
+      (err) => session.fail(`agent supervision failed: ${(err as Error).message}`, {}),
+    );
+  } catch (err) {
+    if (err instanceof StartupTimeout || err instanceof StartupError) {
+      session.fail(err.message, {
+        reason: err instanceof StartupTimeout ? 'startup_timeout' : 'startup_failed',
+      });
+      logger.warn({ sessionId: session.id }, err.message);
+      return;
+    }
+    if (err instanceof SpawnError) throw precondition(err.message);
+    throw err;
+  } finally {
+    settled.abort();
+  }
+}
+
+/** Settles like `p`, or rejects with `signal`'s reason should it abort first. */
+function unlessAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    p.then(resolve, reject);
+  });
+}
+
+class StartupTimeout extends Error {
+  constructor(ms: number) {
+    super(`agent did not finish starting within ${ms}ms (startup_timeout)`);
+  }
+}

@@ -1,0 +1,116 @@
+import type { Clock } from './clock.js';
+import { exhausted, outOfRange } from './errors.js';
+import type { BridgeEvent } from './event.js';
+import { readEvents } from './event-reader.js';
+import type { Session } from './session.js';
+
+export interface StreamRequest {
+  sessionId: string;
+  /** Where to resume; undefined resumes from the subscriber's ack or the oldest retained event. */
+  afterSeq: number | undefined;
+  /** Empty for an anonymous reader, which has no cursor. */
+  subscriberId: string;
+}
+
+/** Bounds of each batch a stream yields. */
+export interface BatchLimits {
+  maxEvents: number;
+  maxBytes: number;
+}
+
+/** An open event stream: an async iterable of batches that must be closed. */
+export interface EventStream extends AsyncIterable<BridgeEvent[]> {
+  close(): void;
+}
+
+/**
+ * Readers of sessions and their acknowledged positions. A stream counts
+ * against its session's reader limit, and keeps the session from going
+ * idle, until it is closed.
+ */
+export class Subscriptions {
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxSubscribers: number,
+  ) {}
+
+  /**
+   * Opens a reader on `session`. Checks happen here, before the first
+   * event, so the caller can fail the request before it starts streaming.
+   */
+  open(session: Session, req: StreamRequest, signal: AbortSignal, batch: BatchLimits): EventStream {
+    const ring = session.ring;
+    if (req.afterSeq !== undefined && req.afterSeq > ring.lastSeq) {
+      throw outOfRange(`after_seq ${req.afterSeq} is beyond the last seq ${ring.lastSeq}`);
+    }
+    if (session.activeStreams >= this.maxSubscribers) {
+      throw exhausted(`session ${session.id} already has ${session.activeStreams} readers`);
+    }
+    const acked = req.subscriberId
+      ? session.cursors.get(req.subscriberId, this.clock.now())
+      : undefined;
+    const afterSeq =
+      req.afterSeq ?? acked ?? (ring.oldestSeq > 0 ? ring.oldestSeq - 1 : ring.lastSeq);
+    return new Subscription(session, req.subscriberId, this.clock, afterSeq, batch, signal);
+  }
+
+  /** Moves `subscriberId`'s cursor forward to `ackSeq`; returns the cursor's position. */
+  ack(session: Session, subscriberId: string, ackSeq: number): number {
+    if (ackSeq > session.ring.lastSeq) {
+      throw outOfRange(`ack_seq ${ackSeq} is beyond the last seq ${session.ring.lastSeq}`);
+    }
+    return session.cursors.ack(subscriberId, ackSeq, this.clock.now());
+  }
+}
+
+/** One open stream; it stops counting as a reader once closed or returned. */
+class Subscription implements EventStream {
+  private open = true;
+  private readonly batches: AsyncGenerator<BridgeEvent[]>;
+
+  constructor(
+    private readonly session: Session,
+    private readonly subscriberId: string,
+    private readonly clock: Clock,
+    afterSeq: number,
+    batch: BatchLimits,
+    signal: AbortSignal,
+  ) {
+    session.activeStreams++;
+    session.lastActivity = clock.now();
+    this.batches = readEvents(
+      session,
+      {
+        afterSeq,
+        maxBatchEvents: batch.maxEvents,
+        maxBatchBytes: batch.maxBytes,
+        onProgress: () => this.touch(),
+      },
+      signal,
+    );
+  }
+
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.session.activeStreams--;
+    this.touch();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<BridgeEvent[]> {
+    return {
+      next: () => this.batches.next(),
+      return: (value?: unknown) => {
+        this.close();
+        return this.batches.return(value);
+      },
+    };
+  }
+
+  /** Reading is activity: the session is not idle and the subscriber's cursor stays alive. */
+  private touch(): void {
+    const now = this.clock.now();
+    this.session.lastActivity = now;
+    if (this.subscriberId) this.session.cursors.touch(this.subscriberId, now);
+  }
+}

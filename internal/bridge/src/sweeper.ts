@@ -1,0 +1,49 @@
+import type { Clock, Timers } from './clock.js';
+import type { Session } from './session.js';
+import type { CoreSettings, Logger } from './types.js';
+
+export interface SweeperDeps {
+  /** The live and retained sessions; the sweeper removes those past retention. */
+  sessions: Map<string, Session>;
+  settings: CoreSettings;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+}
+
+/**
+ * Sweeps `sessions` periodically until `signal` aborts: stops sessions idle
+ * for the idle timeout, forgets ended ones after the retention period and
+ * expires subscriber cursors past their TTL.
+ */
+export function startSweeper(deps: SweeperDeps, signal: AbortSignal): void {
+  deps.timers.every(sweepInterval(deps.settings), () => sweep(deps), signal);
+}
+
+/**
+ * A quarter of the shortest of the three durations, so none of them is
+ * overrun by more than a quarter; within [25ms, 1s] so short settings do
+ * not spin and long ones are still checked every second.
+ */
+function sweepInterval({ idleTimeoutMs, retentionMs, subscriberTtlMs }: CoreSettings): number {
+  return Math.min(1000, Math.max(25, Math.min(idleTimeoutMs, retentionMs, subscriberTtlMs) / 4));
+}
+
+function sweep({ sessions, settings, clock, logger }: SweeperDeps): void {
+  const now = clock.now();
+  const { idleTimeoutMs, retentionMs } = settings;
+  for (const s of sessions.values()) {
+    if (
+      s.status === 'RUNNING' &&
+      s.activeStreams === 0 &&
+      idleTimeoutMs > 0 &&
+      now - s.lastActivity >= idleTimeoutMs
+    ) {
+      logger.info({ sessionId: s.id }, 'session idle: stopping');
+      s.stop('idle_timeout', false).catch(() => undefined);
+    } else if (s.ended && s.stoppedAt !== undefined && now - s.stoppedAt >= retentionMs) {
+      sessions.delete(s.id);
+    }
+    s.cursors.expire(now);
+  }
+}

@@ -1,0 +1,139 @@
+import {
+  type AgentEvent,
+  type AgentHandle,
+  type ExitInfo,
+  InputClosedError,
+  type Provider,
+  type ProviderCapabilities,
+  type ProviderStatus,
+  type SessionSpec,
+  SpawnError,
+  StartupError,
+} from '@agent-bridge/providers';
+
+/**
+ * An in-process agent. It answers each input with one STDOUT line, after
+ * calling `recorded` as the provider contract requires; tests drive its
+ * other output and its exit by hand.
+ */
+export class FakeAgent implements AgentHandle {
+  readonly exited: Promise<ExitInfo>;
+  readonly inputs: string[] = [];
+  readonly stops: { force: boolean; gracePeriodMs: number }[] = [];
+  /** Cleared to make the agent refuse input, as when it closed its stdin. */
+  reading = true;
+  interrupt?: () => Promise<{ interrupted: boolean; turnId: string }>;
+  private resolveExit!: (exit: ExitInfo) => void;
+
+  constructor(
+    readonly pid: number,
+    private readonly output: (event: AgentEvent) => void,
+    interruptible: boolean,
+  ) {
+    this.exited = new Promise((resolve) => {
+      this.resolveExit = resolve;
+    });
+    if (interruptible) this.interrupt = async () => ({ interrupted: true, turnId: 'turn-1' });
+  }
+
+  send(text: string, recorded: () => void): void {
+    if (!this.reading) throw new InputClosedError();
+    this.inputs.push(text);
+    recorded();
+    this.emit({ type: 'STDOUT', stream: 'stdout', text: `echo: ${text}` });
+  }
+
+  emit(event: AgentEvent): void {
+    this.output(event);
+  }
+
+  /** The process ends (on its own, or because it was stopped). */
+  exit(exit: ExitInfo): void {
+    this.reading = false;
+    this.resolveExit(exit);
+  }
+
+  stop(opts: { force: boolean; gracePeriodMs: number }): Promise<ExitInfo> {
+    this.stops.push(opts);
+    this.exit({ exitCode: null, signal: opts.force ? 'SIGKILL' : 'SIGTERM' });
+    return this.exited;
+  }
+
+  stderrTail(): string {
+    return 'last words';
+  }
+}
+
+/** How the next start-ups go. */
+export type StartOutcome = 'ready' | 'spawn_error' | 'startup_error';
+
+/**
+ * A provider whose agents are FakeAgents. Tests choose how start-up ends
+ * and may hold it open, to exercise timeouts and concurrent starts.
+ */
+export class FakeProvider implements Provider {
+  readonly capabilities: ProviderCapabilities;
+  readonly agents: FakeAgent[] = [];
+  outcome: StartOutcome = 'ready';
+  available = true;
+  private gate: Promise<void> = Promise.resolve();
+  private nextPid = 1000;
+  private startWaiters: (() => void)[] = [];
+
+  constructor(
+    readonly id = 'fake',
+    { interrupt = false }: { interrupt?: boolean } = {},
+  ) {
+    this.capabilities = {
+      structuredEvents: false,
+      multiTurn: true,
+      interrupt,
+      permissionRequests: false,
+    };
+  }
+
+  validateOptions(options: Readonly<Record<string, string>>): string | undefined {
+    const bad = Object.keys(options).find((k) => k !== 'model');
+    return bad === undefined ? undefined : `option "${bad}" is not allowed`;
+  }
+
+  /** Holds every start-up at its last step (spawn failure, or readiness) until released. */
+  holdStartup(): () => void {
+    let release!: () => void;
+    this.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    return release;
+  }
+
+  /** Resolves once `start` is next called. */
+  nextStart(): Promise<void> {
+    return new Promise((resolve) => this.startWaiters.push(resolve));
+  }
+
+  async start(spec: SessionSpec): Promise<AgentHandle> {
+    for (const notify of this.startWaiters.splice(0)) notify();
+    if (this.outcome === 'spawn_error') {
+      await this.gate;
+      throw new SpawnError('fake-agent: not found', 'ENOENT');
+    }
+    const agent = new FakeAgent(++this.nextPid, (ev) => spec.emit(ev), this.capabilities.interrupt);
+    this.agents.push(agent);
+    spec.spawned(agent.pid);
+    await this.gate;
+    if (this.outcome === 'startup_error') throw new StartupError('agent exited during start-up');
+    return agent;
+  }
+
+  async health(): Promise<ProviderStatus> {
+    return {
+      available: this.available,
+      error: this.available ? '' : 'fake-agent: not found',
+      binaryPath: '/usr/bin/fake-agent',
+      version: 'fake 1.0',
+      authState: 'not_required',
+      authDetail: '',
+      checkedAt: new Date(0),
+    };
+  }
+}

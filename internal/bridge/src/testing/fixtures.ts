@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { BridgeError } from '../errors.js';
+import type { BridgeEvent } from '../event.js';
+import { createRedactor } from '../redactor.js';
+import { Session } from '../session.js';
+import type { CoreSettings, Logger } from '../types.js';
+import { FakeProvider } from './fake-provider.js';
+
+/** Settings small enough to reach every limit in a test; `overrides` win. */
+export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSettings {
+  return {
+    maxPerProject: 3,
+    maxGlobal: 5,
+    idleTimeoutMs: 60_000,
+    stopGracePeriodMs: 1000,
+    eventBufferSize: 100,
+    eventBufferBytes: 1 << 20,
+    retentionMs: 300_000,
+    maxSubscribers: 2,
+    subscriberTtlMs: 30_000,
+    maxInputBytes: 64,
+    allowedPaths: [],
+    startupTimeoutMs: () => 5000,
+    ...overrides,
+  };
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A session of project "alpha" outside any manager, for tests of what reads it. */
+export function newSession(clock: Clock, overrides: Partial<CoreSettings> = {}): Session {
+  const request = {
+    projectId: 'alpha',
+    sessionId: randomUUID(),
+    repoPath: '/repo',
+    provider: 'fake',
+    agentOpts: {},
+  };
+  return new Session(
+    request,
+    '/repo',
+    new FakeProvider(),
+    testSettings(overrides),
+    createRedactor([]),
+    clock,
+  );
+}
+
+/** `promise`, or a failure naming `what` if it has not settled within `ms`. */
+export async function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms}ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The next batch of a stream; fails when the stream ends or stays silent. */
+export async function nextBatch(events: AsyncIterator<BridgeEvent[]>): Promise<BridgeEvent[]> {
+  const r = await within(events.next(), 'the next batch');
+  if (r.done) throw new Error('the stream ended');
+  return r.value;
+}
+
+/** Every event left in a stream, which must end. */
+export async function readToEnd(events: AsyncIterator<BridgeEvent[]>): Promise<BridgeEvent[]> {
+  const out: BridgeEvent[] = [];
+  for (;;) {
+    const r = await within(events.next(), 'the end of the stream');
+    if (r.done) return out;
+    out.push(...r.value);
+  }
+}
+
+/** The BridgeError kind `fn` fails with, thrown or rejected; "ok" when it succeeds. */
+export async function kindOf(fn: () => unknown): Promise<string> {
+  try {
+    await fn();
+    return 'ok';
+  } catch (err) {
+    if (err instanceof BridgeError) return err.kind;
+    throw err;
+  }
+}
