@@ -12,6 +12,7 @@ import {
   type Provider,
   ProviderConfigError,
   type ProviderHost,
+  SupervisedProcess,
 } from '@agent-bridge/providers';
 import { readTlsFiles } from '@agent-bridge/server';
 import { startDaemon } from './daemon.js';
@@ -58,7 +59,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = positionals[0] ?? 'run';
   // The only place providers learn about the process they run in.
-  const host: ProviderHost = { parentEnv: process.env, tempRoot: tmpdir() };
+  const host: ProviderHost = {
+    parentEnv: process.env,
+    tempRoot: tmpdir(),
+    spawn: (opts) => SupervisedProcess.spawn(opts),
+  };
   switch (command) {
     case 'run':
     case 'check-config': {

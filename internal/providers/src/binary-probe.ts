@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { execa } from 'execa';
+import { SpawnError } from './supervised-process.js';
 
 /** Resolves a binary name to an absolute executable path (configured path, else PATH). */
 export async function resolveBinary(
@@ -25,6 +26,15 @@ export async function resolveBinary(
     }
   }
   throw new Error(`binary "${binary}" not found on PATH`);
+}
+
+/** resolveBinary for a session about to start: a binary that cannot run is a SpawnError. */
+export async function resolveCommand(binary: string, pathEnv?: string): Promise<string> {
+  try {
+    return await resolveBinary(binary, pathEnv);
+  } catch (err) {
+    throw new SpawnError((err as Error).message, 'ENOENT');
+  }
 }
 
 async function checkExecutable(path: string): Promise<void> {

@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { JsonRpcError, JsonRpcPeer } from './json-rpc-peer.js';
+import { JsonRpcPeer } from './json-rpc-peer.js';
+import { RequestError } from './pending-requests.js';
 
 function pair(opts: { jsonrpcField?: boolean } = {}) {
   const sent: Record<string, unknown>[] = [];
   const notes: [string, unknown][] = [];
   const peer = new JsonRpcPeer({
     jsonrpcField: opts.jsonrpcField ?? false,
-    write: (line) => sent.push(JSON.parse(line)),
+    write: (msg) => sent.push(msg),
     onNotification: (m, p) => notes.push([m, p]),
     onRequest: async (method, params) => {
-      if (method === 'fail') throw new JsonRpcError('nope', -32601);
+      if (method === 'fail') throw new RequestError('nope', -32601);
       if (method === 'crash') throw new Error('boom');
       return { echoed: params };
     },
@@ -34,7 +35,7 @@ describe('JsonRpcPeer', () => {
     await expect(b).resolves.toBe('B');
   });
 
-  it('turns an error answer into a JsonRpcError naming the method', async () => {
+  it('turns an error answer into a RequestError naming the method', async () => {
     const { peer } = pair();
     const p = peer.request('thread/start');
     peer.handle({ id: 1, error: { code: -32600, message: 'Not initialized' } });
@@ -71,6 +72,19 @@ describe('JsonRpcPeer', () => {
     expect(peer.handle({ type: 'system' })).toBe(false);
     expect(peer.handle([1])).toBe(false);
     expect(peer.handle(null)).toBe(false);
+  });
+
+  it('throws at once when the request cannot be written, and leaves nothing pending', () => {
+    const peer = new JsonRpcPeer({
+      jsonrpcField: false,
+      write: () => {
+        throw new Error('EPIPE');
+      },
+      onNotification: () => {},
+      onRequest: async () => null,
+    });
+    expect(() => peer.request('turn/start')).toThrow('EPIPE');
+    expect(() => peer.notify('initialized')).toThrow('EPIPE');
   });
 
   it('fails pending and later requests once closed', async () => {

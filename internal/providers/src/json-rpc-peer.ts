@@ -1,73 +1,51 @@
-/** A JSON-RPC error answer from the peer, or a local failure of a pending request. */
-export class JsonRpcError extends Error {
-  constructor(
-    message: string,
-    readonly code: number,
-    readonly data?: unknown,
-  ) {
-    super(message);
-    this.name = 'JsonRpcError';
-  }
-}
+import { isRecord, type JsonObject } from './json-value.js';
+import { PendingRequests, RequestError } from './pending-requests.js';
+
+/** "Internal error": what a handler's unexpected exception is answered with. */
+const INTERNAL_ERROR = -32603;
 
 export interface JsonRpcPeerOptions {
-  /** Writes one message (already serialised, without the newline). */
-  write(line: string): void;
+  /** Writes one message as a line. Throws when the agent no longer reads. */
+  write(msg: JsonObject): void;
   /** Include `"jsonrpc":"2.0"` (ACP needs it; codex app-server omits it). */
   jsonrpcField: boolean;
   /** A notification from the peer. Must not throw. */
   onNotification(method: string, params: unknown): void;
   /**
    * A request from the peer (permission prompts, approvals). The resolved
-   * value is the result; a thrown JsonRpcError becomes the error answer.
+   * value is the result; a thrown RequestError becomes the error answer
+   * with its code.
    */
   onRequest(method: string, params: unknown, id: number | string): Promise<unknown>;
 }
 
-type Pending = {
-  resolve(v: unknown): void;
-  reject(e: Error): void;
-  timer: NodeJS.Timeout | undefined;
-  method: string;
-};
-
 /**
  * Both ends of JSON-RPC over newline-delimited JSON on a child's stdio: our
- * requests with ids and timeouts, the peer's requests answered through
- * `onRequest`, notifications passed on. Transport-agnostic: the owner feeds
- * parsed messages to `handle` and closes the peer when the process exits.
+ * requests, the peer's requests answered through `onRequest`, notifications
+ * passed on. Transport-agnostic: the owner feeds parsed messages to
+ * `handle` and closes the peer when the process exits.
  */
 export class JsonRpcPeer {
-  private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
-  private closedWith: Error | undefined;
+  private lastId = 0;
+  private readonly requests = new PendingRequests<number>(() => ++this.lastId);
 
   constructor(private readonly opts: JsonRpcPeerOptions) {}
 
-  /** Sends a request; rejects with JsonRpcError on an error answer, a timeout or close. */
+  /**
+   * Sends a request. A message that cannot be written throws synchronously
+   * (so an input can be refused before anything is recorded); the promise
+   * rejects with a RequestError on an error answer, a timeout
+   * (`timeoutMs` > 0) or close.
+   */
   request<T = unknown>(method: string, params?: unknown, timeoutMs = 30_000): Promise<T> {
-    if (this.closedWith) return Promise.reject(this.closedWith);
-    const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      const timer =
-        timeoutMs > 0
-          ? setTimeout(() => {
-              this.pending.delete(id);
-              reject(new JsonRpcError(`${method} timed out after ${timeoutMs}ms`, -32001));
-            }, timeoutMs)
-          : undefined;
-      timer?.unref();
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer, method });
-      try {
-        this.send({ id, method, ...(params === undefined ? {} : { params }) });
-      } catch (err) {
-        this.settle(id)?.reject(err as Error);
-      }
-    });
+    return this.requests.send<T>(method, timeoutMs, (id) =>
+      this.send({ id, method, ...(params === undefined ? {} : { params }) }),
+    );
   }
 
+  /** Sends a notification. Throws when the message cannot be written. */
   notify(method: string, params?: unknown): void {
-    if (this.closedWith) return;
+    if (this.requests.closed) return;
     this.send({ method, ...(params === undefined ? {} : { params }) });
   }
 
@@ -76,37 +54,28 @@ export class JsonRpcPeer {
    * (the owner then treats it as stray output).
    */
   handle(msg: unknown): boolean {
-    if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return false;
-    const m = msg as Record<string, unknown>;
-    const hasId = typeof m.id === 'number' || typeof m.id === 'string';
-    if (typeof m.method === 'string') {
-      if (hasId) this.answer(m.id as number | string, m.method, m.params);
-      else this.opts.onNotification(m.method, m.params);
+    if (!isRecord(msg)) return false;
+    const id = msg.id;
+    const hasId = typeof id === 'number' || typeof id === 'string';
+    if (typeof msg.method === 'string') {
+      if (hasId) this.answer(id, msg.method, msg.params);
+      else this.opts.onNotification(msg.method, msg.params);
       return true;
     }
-    if (hasId && ('result' in m || 'error' in m)) {
-      const p = this.settle(m.id as number);
-      if (!p) return true; // late answer to a timed-out request
-      if ('error' in m && m.error) {
-        const e = m.error as { message?: unknown; code?: unknown; data?: unknown };
-        p.reject(
-          new JsonRpcError(
-            `${p.method}: ${typeof e.message === 'string' ? e.message : 'error'}`,
-            typeof e.code === 'number' ? e.code : -32000,
-            e.data,
-          ),
-        );
-      } else p.resolve(m.result);
-      return true;
-    }
-    return false;
+    if (!hasId || !('result' in msg || 'error' in msg)) return false;
+    // An answer to a request that already timed out is dropped.
+    if (typeof id !== 'number') return true;
+    if (msg.error) {
+      const e = isRecord(msg.error) ? msg.error : {};
+      const message = typeof e.message === 'string' ? e.message : 'error';
+      this.requests.reject(id, message, typeof e.code === 'number' ? e.code : -32000, e.data);
+    } else this.requests.resolve(id, msg.result);
+    return true;
   }
 
-  /** Fails every pending request; later calls reject at once. */
+  /** Fails every pending request; later requests reject at once. */
   close(reason: string): void {
-    if (this.closedWith) return;
-    this.closedWith = new JsonRpcError(reason, -32099);
-    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(this.closedWith);
+    this.requests.close(reason);
   }
 
   private answer(id: number | string, method: string, params: unknown): void {
@@ -114,24 +83,16 @@ export class JsonRpcPeer {
       (result) => this.trySend({ id, result: result ?? null }),
       (err: unknown) => {
         const e =
-          err instanceof JsonRpcError
+          err instanceof RequestError
             ? err
-            : new JsonRpcError(err instanceof Error ? err.message : String(err), -32603);
+            : new RequestError(err instanceof Error ? err.message : String(err), INTERNAL_ERROR);
         this.trySend({ id, error: { code: e.code, message: e.message } });
       },
     );
   }
 
-  private settle(id: number): Pending | undefined {
-    const p = this.pending.get(id);
-    if (!p) return undefined;
-    this.pending.delete(id);
-    if (p.timer) clearTimeout(p.timer);
-    return p;
-  }
-
-  private trySend(msg: Record<string, unknown>): void {
-    if (this.closedWith) return;
+  private trySend(msg: JsonObject): void {
+    if (this.requests.closed) return;
     try {
       this.send(msg);
     } catch {
@@ -139,8 +100,7 @@ export class JsonRpcPeer {
     }
   }
 
-  private send(msg: Record<string, unknown>): void {
-    const body = this.opts.jsonrpcField ? { jsonrpc: '2.0', ...msg } : msg;
-    this.opts.write(JSON.stringify(body));
+  private send(msg: JsonObject): void {
+    this.opts.write(this.opts.jsonrpcField ? { jsonrpc: '2.0', ...msg } : msg);
   }
 }

@@ -21,6 +21,11 @@ export class MockProvider extends ClaudeProvider {
     return { file: process.execPath, prefix: [MOCK_AGENT_PATH] };
   }
 
+  /** The mock keeps no state, so its sessions start side by side. */
+  protected override get keepsStateInHome(): boolean {
+    return false;
+  }
+
   protected override async probeHealth(): Promise<ProviderStatus> {
     return {
       available: true,

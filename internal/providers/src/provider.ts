@@ -60,7 +60,7 @@ export interface AgentHandle {
   stderrTail(): string;
 }
 
-/** An agent adapter (requirements §9.1), independent of gRPC. */
+/** An agent adapter: spawns one CLI per session and turns its output into events, independent of gRPC. */
 export interface Provider {
   readonly id: string;
   readonly capabilities: ProviderCapabilities;

@@ -4,7 +4,9 @@ import { ClaudeProvider } from './claude/claude-provider.js';
 import { CodexProvider } from './codex/codex-provider.js';
 import { MockProvider } from './mock-provider.js';
 import type { Provider } from './provider.js';
+import { StartupGate } from './startup-gate.js';
 import { StdioProvider } from './stdio-provider.js';
+import type { Spawner } from './supervised-process.js';
 
 /**
  * One provider as configured. `adapter`, `binary` and `args` may be left
@@ -32,17 +34,21 @@ export interface ProviderHost {
   parentEnv: NodeJS.ProcessEnv;
   /** Where per-session homes (`isolate_home`) are created. */
   tempRoot: string;
+  /** Starts agent processes (SupervisedProcess.spawn). */
+  spawn: Spawner;
 }
 
 type Resolved = ProviderDefinition & { adapter: string; binary: string; args: string[] };
-type Factory = (id: string, def: Resolved, host: ProviderHost) => Provider;
+/** What every provider built together shares. */
+type Shared = ProviderHost & { startupGate: StartupGate };
+type Factory = (id: string, def: Resolved, shared: Shared) => Provider;
 
 const ADAPTERS = new Map<string, Factory>([
-  ['stdio', (id, def, host) => new StdioProvider({ id, ...def, ...host })],
-  ['mock', (id, def, host) => new MockProvider({ id, ...def, ...host })],
-  ['claude', (id, def, host) => new ClaudeProvider({ id, ...def, ...host })],
-  ['codex', (id, def, host) => new CodexProvider({ id, ...def, ...host })],
-  ['acp', (id, def, host) => new AcpProvider({ id, ...def, ...host })],
+  ['stdio', (id, def, shared) => new StdioProvider({ id, ...def, ...shared })],
+  ['mock', (id, def, shared) => new MockProvider({ id, ...def, ...shared })],
+  ['claude', (id, def, shared) => new ClaudeProvider({ id, ...def, ...shared })],
+  ['codex', (id, def, shared) => new CodexProvider({ id, ...def, ...shared })],
+  ['acp', (id, def, shared) => new AcpProvider({ id, ...def, ...shared })],
 ]);
 
 /** Adapter names this build knows, as `providers.<id>.adapter` takes them. */
@@ -119,7 +125,8 @@ export function createProviders(
       message: `unknown adapter "${def.adapter}" (known: ${ADAPTER_NAMES.join(', ')})`,
     }));
   if (problems.length > 0) throw new ProviderConfigError(problems);
+  const shared: Shared = { ...host, startupGate: new StartupGate() };
   const out = new Map<string, Provider>();
-  for (const [id, def] of resolved) out.set(id, ADAPTERS.get(def.adapter)!(id, def, host));
+  for (const [id, def] of resolved) out.set(id, ADAPTERS.get(def.adapter)!(id, def, shared));
   return out;
 }

@@ -1,4 +1,5 @@
-import { CachedProbe, probeOutput, resolveBinary } from './binary-probe.js';
+import { awaitStartup } from './await-startup.js';
+import { CachedProbe, resolveCommand } from './binary-probe.js';
 import { childEnv } from './child-env.js';
 import type { AgentEvent } from './events.js';
 import type {
@@ -8,7 +9,8 @@ import type {
   ProviderStatus,
   SessionSpec,
 } from './provider.js';
-import { SpawnError, StartupError, SupervisedProcess } from './supervised-process.js';
+import { probeHealth } from './provider-health.js';
+import type { Spawner } from './supervised-process.js';
 
 export interface ProcessProviderOptions {
   id: string;
@@ -19,6 +21,7 @@ export interface ProcessProviderOptions {
   env: Readonly<Record<string, string>>;
   /** The daemon's environment, from which only an allowlist is inherited. */
   parentEnv: NodeJS.ProcessEnv;
+  spawn: Spawner;
   /** How long health results are cached. */
   healthTtlMs?: number;
   /** Regex a stdout line must match before the agent counts as started ('' = at spawn). */
@@ -44,7 +47,17 @@ export class StdioProvider implements Provider {
 
   constructor(protected readonly opts: ProcessProviderOptions) {
     this.id = opts.id;
-    this.probe = new CachedProbe(() => this.probeHealth(), opts.healthTtlMs ?? HEALTH_TTL_MS);
+    this.probe = new CachedProbe(
+      () =>
+        probeHealth({
+          binary: () => resolveCommand(this.opts.binary, this.opts.parentEnv.PATH),
+          env: this.env(),
+          // Any command may run here; one without --version is still usable.
+          versionRequired: false,
+          parseVersion: (output) => output.split('\n')[0] ?? '',
+        }),
+      opts.healthTtlMs ?? HEALTH_TTL_MS,
+    );
   }
 
   validateOptions(options: Readonly<Record<string, string>>): string | undefined {
@@ -57,22 +70,10 @@ export class StdioProvider implements Provider {
     return this.probe.get();
   }
 
-  /** The executable and argv to spawn; the mock overrides this. */
-  protected async command(): Promise<{ file: string; args: readonly string[] }> {
-    try {
-      return {
-        file: await resolveBinary(this.opts.binary, this.opts.parentEnv.PATH),
-        args: this.opts.args,
-      };
-    } catch (err) {
-      throw new SpawnError((err as Error).message, 'ENOENT');
-    }
-  }
-
   async start(spec: SessionSpec): Promise<AgentHandle> {
-    const { file, args } = await this.command();
+    const file = await resolveCommand(this.opts.binary, this.opts.parentEnv.PATH);
     const ready = this.opts.readyPattern ? new RegExp(this.opts.readyPattern) : undefined;
-    let markReady: (() => void) | undefined;
+    let markReady!: () => void;
     const readySeen = new Promise<void>((resolve) => {
       markReady = resolve;
     });
@@ -82,18 +83,18 @@ export class StdioProvider implements Provider {
         const ev: AgentEvent = { type, stream, text };
         if (continued) ev.data = { continued: true };
         spec.emit(ev);
-        if (ready && stream === 'stdout' && ready.test(text)) markReady?.();
+        if (ready && stream === 'stdout' && ready.test(text)) markReady();
       };
-    const proc = await SupervisedProcess.spawn({
+    const proc = await this.opts.spawn({
       file,
-      args,
+      args: this.opts.args,
       cwd: spec.repoPath,
-      env: childEnv(this.opts.parentEnv, this.opts.env),
+      env: this.env(),
       onStdoutLine: line('STDOUT', 'stdout'),
       onStderrLine: line('STDERR', 'stderr'),
       onSpawn: (pid) => spec.spawned(pid),
     });
-    if (ready) await this.awaitReady(proc, readySeen, spec.signal);
+    if (ready) await awaitStartup(proc, readySeen, spec.signal, 'print its ready line');
     return {
       pid: proc.pid,
       exited: proc.exited,
@@ -107,53 +108,7 @@ export class StdioProvider implements Provider {
     };
   }
 
-  /** Waits for the ready line; fails when the agent exits first or start-up is abandoned. */
-  private async awaitReady(proc: SupervisedProcess, readySeen: Promise<void>, signal: AbortSignal) {
-    const outcome = await Promise.race([
-      readySeen.then(() => 'ready' as const),
-      proc.exited.then((e) => e),
-      new Promise<'aborted'>((resolve) => {
-        if (signal.aborted) resolve('aborted');
-        signal.addEventListener('abort', () => resolve('aborted'), { once: true });
-      }),
-    ]);
-    if (outcome === 'ready') return;
-    if (outcome === 'aborted') {
-      await proc.stop({ force: true, gracePeriodMs: 0 });
-      throw new StartupError('agent did not print its ready line before the startup timeout');
-    }
-    throw new StartupError(
-      `agent exited during start-up (${outcome.signal ? `signal ${outcome.signal}` : `code ${outcome.exitCode}`})`,
-    );
-  }
-
-  protected async probeHealth(): Promise<ProviderStatus> {
-    const checkedAt = new Date();
-    let binaryPath: string;
-    try {
-      binaryPath = await resolveBinary(this.opts.binary, this.opts.parentEnv.PATH);
-    } catch (err) {
-      return {
-        available: false,
-        error: (err as Error).message,
-        binaryPath: '',
-        version: '',
-        authState: 'unknown',
-        authDetail: '',
-        checkedAt,
-      };
-    }
-    const v = await probeOutput(binaryPath, ['--version'], {
-      env: childEnv(this.opts.parentEnv, { ...this.opts.env }),
-    });
-    return {
-      available: true,
-      error: '',
-      binaryPath,
-      version: v.ok ? (v.output.split('\n')[0] ?? '') : '',
-      authState: 'unknown',
-      authDetail: '',
-      checkedAt,
-    };
+  private env(): Record<string, string> {
+    return childEnv(this.opts.parentEnv, { ...this.opts.env });
   }
 }

@@ -3,14 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from './events.js';
+import type { JsonObject } from './json-value.js';
 import type { AgentHandle, ProviderCapabilities, SessionSpec } from './provider.js';
+import { StartupGate } from './startup-gate.js';
 import {
   type DriverContext,
   type ProtocolDriver,
   StructuredProvider,
   type StructuredProviderOptions,
 } from './structured-provider.js';
-import { StartupError } from './supervised-process.js';
+import { StartupError, SupervisedProcess } from './supervised-process.js';
+import type { Turn } from './turn-engine.js';
 
 // A one-file agent: prints {"ready":true}, then answers each JSON input line
 // {"say": s} with {"reply": s}; special inputs exercise the edge cases.
@@ -41,28 +44,24 @@ class LineDriver implements ProtocolDriver {
   handshake() {
     return this.readySeen;
   }
-  onMessage(msg: unknown) {
-    const m = msg as { ready?: boolean; reply?: string; home?: string; codexHome?: string };
+  onMessage(m: JsonObject) {
+    const turn = this.ctx.turns.current;
     if (m.ready) {
       this.ctx.emit({ type: 'STDOUT', stream: 'system', text: 'env', data: m });
       this.ready();
-    } else if (m.reply !== undefined) {
-      this.ctx.emit({
-        type: 'AGENT_MESSAGE',
-        stream: 'stdout',
-        text: m.reply,
-        turnId: this.ctx.turns.end(),
-      });
+    } else if (typeof m.reply === 'string' && turn) {
+      this.ctx.emit({ type: 'AGENT_MESSAGE', stream: 'stdout', text: m.reply, turnId: turn.id });
+      this.ctx.turns.complete(turn, { text: 'completed', cancelled: false, data: {} });
     }
   }
-  send(text: string) {
-    const turnId = this.ctx.turns.begin();
-    this.ctx.emit({ type: 'TURN_STARTED', stream: 'system', text: '', turnId });
+  startTurn(text: string, turn: Turn) {
     this.ctx.writeJson({ say: text });
+    this.ctx.turns.announce(turn);
+    this.ctx.turns.begun(turn);
   }
-  async interrupt() {
+  async cancelTurn() {
     // This agent cannot be interrupted, so a timed-out turn must end in a kill.
-    return { interrupted: false, turnId: this.ctx.turns.current ?? '' };
+    throw new Error('cannot interrupt');
   }
 }
 
@@ -82,6 +81,8 @@ class TestProvider extends StructuredProvider {
         env: {},
         parentEnv: process.env,
         tempRoot: tmpdir(),
+        spawn: SupervisedProcess.spawn,
+        startupGate: new StartupGate(),
         ...opts,
       },
       {},

@@ -1,29 +1,28 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { CachedProbe, probeOutput, resolveBinary } from './binary-probe.js';
+import { rm } from 'node:fs/promises';
+import { awaitStartup } from './await-startup.js';
+import { CachedProbe, resolveCommand } from './binary-probe.js';
 import { childEnv } from './child-env.js';
 import type { AgentEvent } from './events.js';
+import type { JsonObject } from './json-value.js';
 import { OptionPolicy, type OptionSpecs } from './option-policy.js';
+import { MAX_PROTOCOL_LINE_BYTES, protocolLineReader } from './protocol-lines.js';
 import type {
   AgentHandle,
-  AuthState,
   Provider,
   ProviderCapabilities,
   ProviderStatus,
   SessionSpec,
 } from './provider.js';
+import { type AuthProbe, probeHealth } from './provider-health.js';
+import { homeEnv, makeSessionHome, stateKey } from './session-home.js';
+import type { StartupGate } from './startup-gate.js';
 import {
   type ExitInfo,
   InputClosedError,
-  SpawnError,
-  StartupError,
-  SupervisedProcess,
+  type Spawner,
+  type SupervisedProcess,
 } from './supervised-process.js';
-import { TurnTracker } from './turn-tracker.js';
-
-/** Protocol lines up to this size are parsed whole; longer ones are reported and dropped. */
-export const MAX_PROTOCOL_LINE_BYTES = 16 * 1024 * 1024;
+import { TurnEngine, type TurnProtocol } from './turn-engine.js';
 
 export interface StructuredProviderOptions {
   id: string;
@@ -34,7 +33,12 @@ export interface StructuredProviderOptions {
   parentEnv: NodeJS.ProcessEnv;
   /** Where per-session homes (`isolateHome`) are created. */
   tempRoot: string;
+  spawn: Spawner;
+  /** Serialises start-ups that share a home; shared by the providers built together. */
+  startupGate: StartupGate;
   turnTimeoutMs?: number;
+  /** How long an interrupt waits for the agent to end the turn (default 5s). */
+  interruptWaitMs?: number;
   emitRaw?: boolean;
   permissions?: 'deny' | 'allow';
   allowedOpts?: Record<string, string[]> | undefined;
@@ -50,33 +54,26 @@ export interface DriverContext {
   readonly options: Readonly<Record<string, string>>;
   /** How to answer the agent's permission and approval requests. */
   readonly permissions: 'deny' | 'allow';
-  readonly turns: TurnTracker;
+  /** The session's turns: the driver announces, begins and completes them here. */
+  readonly turns: TurnEngine;
   /** Writes one JSON message as a line on the agent's stdin. Throws InputClosedError. */
-  writeJson(msg: unknown): void;
+  writeJson(msg: JsonObject): void;
   emit(event: AgentEvent): void;
 }
 
 /** One session's protocol state machine, fed with the agent's parsed stdout lines. */
-export interface ProtocolDriver {
+export interface ProtocolDriver extends TurnProtocol {
   /** The start-up handshake; resolves once the agent can take input. */
   handshake(signal: AbortSignal): Promise<void>;
-  /** One JSON value read from the agent's stdout. Must not throw. */
-  onMessage(msg: unknown): void;
-  /** Delivers one SendInput. Throws InputClosedError when the agent no longer reads. */
-  send(text: string): void;
-  /** Cancels the running turn. */
-  interrupt(): Promise<{ interrupted: boolean; turnId: string }>;
+  /** One JSON object read from the agent's stdout. */
+  onMessage(msg: JsonObject): void;
   /** The graceful stop step before SIGTERM; closing stdin when absent. */
   close?(): void;
   /** The process has exited and all output was delivered. */
   onExit?(info: ExitInfo): void;
 }
 
-/** Auth as a probe found it. */
-export interface AuthProbe {
-  state: AuthState;
-  detail: string;
-}
+export type { AuthProbe } from './provider-health.js';
 
 const DEFAULT_HEALTH_TTL_MS = 60_000;
 const DEFAULT_TURN_TIMEOUT_MS = 10 * 60_000;
@@ -84,10 +81,10 @@ const DEFAULT_TURN_TIMEOUT_MS = 10 * 60_000;
 /**
  * Shared machinery of the adapters that speak a structured protocol over
  * stdio (claude stream-json, codex app-server, ACP): option policy, binary
- * resolution, health probes with a cache, per-session HOME isolation, JSON
- * line parsing with stray text kept as STDOUT, optional raw lines, and the
- * turn timeout. Subclasses supply the argv, the environment defaults, the
- * probes and the protocol driver.
+ * resolution, health probes with a cache, per-session HOME isolation,
+ * start-ups serialised per home, JSON line parsing, and the turn engine.
+ * Subclasses supply the argv, the environment defaults, the probes and the
+ * protocol driver.
  */
 export abstract class StructuredProvider implements Provider {
   abstract readonly capabilities: ProviderCapabilities;
@@ -125,19 +122,14 @@ export abstract class StructuredProvider implements Provider {
     return { state: 'unknown', detail: '' };
   }
 
-  /** Extracts the version from `--version` output. */
-  protected parseVersion(output: string): string {
-    const m = /\d+\.\d+\.\d+(?:[-+.][0-9A-Za-z.-]+)?/.exec(output);
-    return m ? m[0] : (output.split('\n')[0] ?? '').slice(0, 64);
-  }
-
   /** The binary to run (the mock overrides this to run its built-in agent). */
   protected async command(): Promise<{ file: string; prefix: string[] }> {
-    try {
-      return { file: await resolveBinary(this.opts.binary, this.opts.parentEnv.PATH), prefix: [] };
-    } catch (err) {
-      throw new SpawnError((err as Error).message, 'ENOENT');
-    }
+    return { file: await resolveCommand(this.opts.binary, this.opts.parentEnv.PATH), prefix: [] };
+  }
+
+  /** Whether start-ups in a shared home must wait for each other (not for agents that keep no state). */
+  protected get keepsStateInHome(): boolean {
+    return true;
   }
 
   validateOptions(options: Readonly<Record<string, string>>): string | undefined {
@@ -160,18 +152,20 @@ export abstract class StructuredProvider implements Provider {
       ? await makeSessionHome(this.opts.tempRoot, spec.sessionId)
       : undefined;
     if (home) Object.assign(env, homeEnv(home));
+    const removeHome = () =>
+      home ? rm(home, { recursive: true, force: true }).catch(() => undefined) : undefined;
 
     let proc: SupervisedProcess | undefined;
-    let oversize = false;
     const emit = (e: AgentEvent) => spec.emit(e);
-    // The timer's callback runs long after construction, when `driver` is set.
-    const turns = new TurnTracker(this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS, (turnId) =>
-      this.onTurnTimeout(turnId, driver, emit, () => {
-        // A turn that completed while the interrupt was on its way needs no kill.
-        if (turns.current === turnId) proc?.signalGroup('SIGKILL');
-      }),
-    );
-    const ctx: DriverContext = {
+    const turns = new TurnEngine({
+      emit,
+      timeoutMs: this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS,
+      kill: () => proc?.signalGroup('SIGKILL'),
+      ...(this.opts.interruptWaitMs !== undefined
+        ? { interruptWaitMs: this.opts.interruptWaitMs }
+        : {}),
+    });
+    const driver = this.createDriver({
       spec,
       options,
       permissions: this.opts.permissions ?? 'deny',
@@ -181,51 +175,22 @@ export abstract class StructuredProvider implements Provider {
         if (!proc) throw new InputClosedError();
         proc.write(`${JSON.stringify(msg)}\n`);
       },
-    };
-    const driver = this.createDriver(ctx);
+    });
+    turns.attach(driver);
 
-    const onStdout = (text: string, continued: boolean) => {
-      if (continued || oversize) {
-        // Pieces of a line over MAX_PROTOCOL_LINE_BYTES: report once, drop the rest.
-        if (!oversize) {
-          emit({
-            type: 'AGENT_ERROR',
-            stream: 'system',
-            text: `the agent wrote a protocol line over ${MAX_PROTOCOL_LINE_BYTES} bytes; it was dropped`,
-            error: 'protocol line too long',
-            turnId: turns.current,
-          });
-        }
-        oversize = continued;
-        return;
-      }
-      if (this.opts.emitRaw) emit({ type: 'STDOUT', stream: 'stdout', text, data: { raw: true } });
-      const msg = parseJsonLine(text);
-      if (msg === undefined) {
-        // Stray text (a banner, a warning) is kept, never dropped or fatal.
-        if (!this.opts.emitRaw && text.length > 0) emit({ type: 'STDOUT', stream: 'stdout', text });
-        return;
-      }
-      try {
-        driver.onMessage(msg);
-      } catch (err) {
-        emit({
-          type: 'AGENT_ERROR',
-          stream: 'system',
-          text: `could not handle a message from the agent: ${(err as Error).message}`,
-          error: 'protocol error',
-          turnId: turns.current,
-        });
-      }
-    };
-    try {
-      proc = await SupervisedProcess.spawn({
+    const launch = async () => {
+      proc = await this.opts.spawn({
         file,
         args: [...prefix, ...this.protocolArgs(spec, options), ...this.opts.args],
         cwd: spec.repoPath,
         env,
         stdoutMaxLineBytes: MAX_PROTOCOL_LINE_BYTES,
-        onStdoutLine: onStdout,
+        onStdoutLine: protocolLineReader({
+          onMessage: (msg) => driver.onMessage(msg),
+          emit,
+          emitRaw: this.opts.emitRaw ?? false,
+          turnId: () => turns.current?.id,
+        }),
         onStderrLine: (text, continued) =>
           emit({
             type: 'STDERR',
@@ -235,27 +200,36 @@ export abstract class StructuredProvider implements Provider {
           }),
         onSpawn: (pid) => spec.spawned(pid),
       });
+      await awaitStartup(
+        proc,
+        driver.handshake(spec.signal),
+        spec.signal,
+        'finish its start-up handshake',
+      );
+      return proc;
+    };
+    let running: SupervisedProcess;
+    try {
+      running =
+        home || !this.keepsStateInHome
+          ? await launch()
+          : await this.opts.startupGate.run(stateKey(file, env), spec.signal, launch);
     } catch (err) {
-      if (home) await rm(home, { recursive: true, force: true });
+      await proc?.exited;
+      await removeHome();
       throw err;
     }
-    const running = proc;
     const exited = running.exited.then(async (info) => {
-      turns.end();
+      turns.close();
       driver.onExit?.(info);
-      if (home) await rm(home, { recursive: true, force: true }).catch(() => undefined);
+      await removeHome();
       return info;
     });
-
-    await this.handshake(driver, running, spec.signal);
     return {
       pid: running.pid,
       exited,
-      send: (text, recorded) => {
-        driver.send(text);
-        recorded();
-      },
-      interrupt: () => driver.interrupt(),
+      send: (text, recorded) => turns.send(text, recorded),
+      interrupt: () => turns.interrupt(),
       // Resolves after the session's own clean-up (driver, isolated HOME), not just the exit.
       stop: ({ force, gracePeriodMs }) =>
         running
@@ -269,141 +243,19 @@ export abstract class StructuredProvider implements Provider {
     };
   }
 
-  /**
-   * A turn ran past turn_timeout: report it, interrupt it, and kill the agent
-   * if that fails (`kill` checks that the turn is still the running one).
-   */
-  private onTurnTimeout(
-    turnId: string,
-    driver: ProtocolDriver,
-    emit: (e: AgentEvent) => void,
-    kill: () => void,
-  ): void {
-    const limit = this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
-    emit({
-      type: 'AGENT_ERROR',
-      stream: 'system',
-      text: `turn ${turnId} exceeded the turn timeout (${Math.round(limit / 1000)}s); interrupting it`,
-      error: 'turn timeout',
-      turnId,
-      data: { reason: 'turn_timeout', timeout_ms: limit },
+  protected probeHealth(): Promise<ProviderStatus> {
+    return probeHealth({
+      binary: async () => (await this.command()).file,
+      env: this.baseEnv(),
+      versionRequired: true,
+      parseVersion: (output) => this.parseVersion(output),
+      probeAuth: (binaryPath, env) => this.probeAuth(binaryPath, env),
     });
-    driver.interrupt().then(
-      (r) => {
-        if (!r.interrupted) kill();
-      },
-      () => kill(),
-    );
   }
 
-  /** Runs the driver's handshake, failing start-up when the agent exits or start-up is abandoned. */
-  private async handshake(driver: ProtocolDriver, proc: SupervisedProcess, signal: AbortSignal) {
-    const aborted = new Promise<'aborted'>((resolve) => {
-      if (signal.aborted) resolve('aborted');
-      signal.addEventListener('abort', () => resolve('aborted'), { once: true });
-    });
-    let outcome: 'ready' | 'aborted' | ExitInfo | Error;
-    try {
-      outcome = await Promise.race([
-        driver.handshake(signal).then(() => 'ready' as const),
-        proc.exited,
-        aborted,
-      ]);
-    } catch (err) {
-      outcome = err as Error;
-    }
-    if (outcome === 'ready') return;
-    if (outcome instanceof Error || outcome === 'aborted') {
-      await proc.stop({ force: true, gracePeriodMs: 0 });
-    }
-    if (outcome === 'aborted') {
-      throw new StartupError(
-        'the agent did not finish its start-up handshake before the startup timeout',
-      );
-    }
-    if (outcome instanceof Error)
-      throw new StartupError(`agent start-up failed: ${outcome.message}`);
-    const tail = proc.stderrTail().trim().split('\n').slice(-3).join(' | ');
-    throw new StartupError(
-      `agent exited during start-up (${outcome.signal ? `signal ${outcome.signal}` : `code ${outcome.exitCode}`})${tail ? `: ${tail}` : ''}`,
-    );
+  /** Extracts the version from `--version` output. */
+  protected parseVersion(output: string): string {
+    const m = /\d+\.\d+\.\d+(?:[-+.][0-9A-Za-z.-]+)?/.exec(output);
+    return m ? m[0] : (output.split('\n')[0] ?? '').slice(0, 64);
   }
-
-  protected async probeHealth(): Promise<ProviderStatus> {
-    const checkedAt = new Date();
-    let binaryPath: string;
-    try {
-      binaryPath = (await this.command()).file;
-    } catch (err) {
-      return {
-        available: false,
-        error: (err as Error).message,
-        binaryPath: '',
-        version: '',
-        authState: 'unknown',
-        authDetail: '',
-        checkedAt,
-      };
-    }
-    const env = this.baseEnv();
-    const [v, auth] = await Promise.all([
-      probeOutput(binaryPath, ['--version'], { env, timeoutMs: 10_000 }),
-      this.probeAuth(binaryPath, env).catch(
-        (err: Error): AuthProbe => ({ state: 'unknown', detail: err.message }),
-      ),
-    ]);
-    if (!v.ok) {
-      return {
-        available: false,
-        error: `"${binaryPath} --version" failed: ${v.output.split('\n')[0] ?? ''}`.trim(),
-        binaryPath,
-        version: '',
-        authState: auth.state,
-        authDetail: auth.detail,
-        checkedAt,
-      };
-    }
-    return {
-      available: true,
-      error: '',
-      binaryPath,
-      version: this.parseVersion(v.output),
-      authState: auth.state,
-      authDetail: auth.detail,
-      checkedAt,
-    };
-  }
-}
-
-/** Parses a stdout line as a JSON object; undefined for anything else. */
-export function parseJsonLine(text: string): Record<string, unknown> | undefined {
-  const t = text.trim();
-  if (!t.startsWith('{')) return undefined;
-  try {
-    const v: unknown = JSON.parse(t);
-    return typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function makeSessionHome(tempRoot: string, sessionId: string): Promise<string> {
-  const dir = join(tempRoot, `agent-bridge-home-${sessionId}-${randomUUID().slice(0, 8)}`);
-  await mkdir(dir, { mode: 0o700 });
-  await mkdir(join(dir, '.codex'), { mode: 0o700 });
-  return dir;
-}
-
-/** Everything that points a CLI at its state: all of it inside the session's own home. */
-function homeEnv(home: string): Record<string, string> {
-  return {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local/share'),
-    XDG_STATE_HOME: join(home, '.local/state'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    CODEX_HOME: join(home, '.codex'),
-  };
 }

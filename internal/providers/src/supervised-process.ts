@@ -24,6 +24,9 @@ export interface SpawnOptions {
   stdoutMaxLineBytes?: number;
 }
 
+/** Starts a supervised child; passed in so that tests and embedders can substitute it. */
+export type Spawner = (opts: SpawnOptions) => Promise<SupervisedProcess>;
+
 /** The agent closed its stdin (or exited): input cannot be delivered. */
 export class InputClosedError extends Error {
   constructor() {

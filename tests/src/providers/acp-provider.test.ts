@@ -6,6 +6,8 @@ import {
   type AgentEvent,
   type AgentHandle,
   type SessionSpec,
+  StartupGate,
+  SupervisedProcess,
 } from '@agent-bridge/providers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive, REPO_ROOT, waitFor } from '../harness/index.js';
@@ -29,6 +31,8 @@ function provider(
     env: { HOME: repo },
     parentEnv: process.env,
     tempRoot: repo,
+    spawn: SupervisedProcess.spawn,
+    startupGate: new StartupGate(),
     ...opts,
   });
 }
@@ -58,7 +62,7 @@ describe('AcpProvider with the fake agent', () => {
   it('kills an agent that ignores the cancel of a timed-out turn', async () => {
     const p = provider(FAKE_OPENCODE, {
       turnTimeoutMs: 200,
-      cancelWaitMs: 100,
+      interruptWaitMs: 100,
       env: { HOME: repo, FAKE_ACP_SCENARIO: 'ignore-cancel' },
     });
     const { handle, events } = await start(p);

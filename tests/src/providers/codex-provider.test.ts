@@ -1,7 +1,12 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AgentEvent, type AgentHandle, createProviders } from '@agent-bridge/providers';
+import {
+  type AgentEvent,
+  type AgentHandle,
+  createProviders,
+  SupervisedProcess,
+} from '@agent-bridge/providers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, waitFor } from '../harness/index.js';
 
@@ -14,7 +19,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function provider(extra: Record<string, unknown> = {}, env: Record<string, string> = {}) {
   const def = { adapter: 'codex', binary: FAKE_CODEX, args: [], env, ...extra };
-  const p = createProviders({ codex: def }, { parentEnv: process.env, tempRoot: dir }).get('codex');
+  const p = createProviders(
+    { codex: def },
+    { parentEnv: process.env, tempRoot: dir, spawn: SupervisedProcess.spawn },
+  ).get('codex');
   if (!p) throw new Error('no provider');
   return p;
 }

@@ -10,11 +10,16 @@ import {
   ProviderConfigError,
   resolveProviderDefinition,
   StdioProvider,
+  SupervisedProcess,
 } from '@agent-bridge/providers';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../harness/index.js';
 
-const host = { parentEnv: { PATH: '/nonexistent' }, tempRoot: '/nonexistent' };
+const host = {
+  parentEnv: { PATH: '/nonexistent' },
+  tempRoot: '/nonexistent',
+  spawn: SupervisedProcess.spawn,
+};
 
 describe('the example bridge.yaml', () => {
   it('builds every provider with the adapter and options policy it documents', () => {

@@ -1,68 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../events.js';
-import type { DriverContext } from '../structured-provider.js';
 import { InputClosedError } from '../supervised-process.js';
-import { TurnTracker } from '../turn-tracker.js';
+import { driverHarness } from '../testing/driver-harness.js';
 import { AcpDriver, type AcpDriverOptions } from './acp-driver.js';
 
-// Real answers from shared/notes/provider-captures/o5.out (opencode acp), shortened where the capture was.
+// Real answers of opencode 1.18.33 (`opencode acp`), shortened where the capture was.
 const O5_INIT =
   '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"mcpCapabilities":{"http":true,"sse":true},"promptCapabilities":{"embeddedContext":true,"image":true},"sessionCapabilities":{"close":{},"fork":{},"list":{},"resume":{}}},"authMethods":[{"description":"Run `opencode auth login` in the terminal","name":"Login with opencode","id":"opencode-login"}],"agentInfo":{"name":"OpenCode","version":"1.18.33"}}}';
 const O5_NEW =
   '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"ses_dfdbbff74ffeNpjE5DBefn5Y6q","configOptions":[{"id":"model","name":"Model","category":"model","type":"select","currentValue":"fakeanth/fake-model","options":[{"value":"opencode/big-pickle","name":"OpenCode Zen/Big Pickle"}]}]}}';
 const O5_HANG_CHUNK =
   '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"ses_dfdbbff74ffeNpjE5DBefn5Y6q","update":{"sessionUpdate":"agent_message_chunk","messageId":"msg_202440634001SaV66jVKuaksYf","content":{"type":"text","text":"thinking..."}}}}';
-// g3.out (gemini --acp): modes and the unstable models block.
+// gemini 0.61.0 (`gemini --acp`): modes and the unstable models block.
 const G3_NEW =
   '{"jsonrpc":"2.0","id":2,"result":{"sessionId":"2a525bca-8312-4001-a217-2a9e43c497b3","modes":{"availableModes":[{"id":"default","name":"Default","description":"Prompts for approval"},{"id":"autoEdit","name":"Auto Edit","description":"Auto-approves edit tools"},{"id":"yolo","name":"YOLO","description":"Auto-approves all tools"},{"id":"plan","name":"Plan","description":"Read-only mode"}],"currentModeId":"default"},"models":{"availableModels":[{"modelId":"auto","name":"Auto"}]}}}';
-
-type Msg = Record<string, unknown> & {
-  id?: number;
-  method?: string;
-  params?: Record<string, unknown>;
-};
 
 function setup(
   options: Record<string, string> = {},
   opts: Partial<AcpDriverOptions> = {},
   permissions: 'allow' | 'deny' = 'deny',
+  interruptWaitMs?: number,
 ) {
-  const written: Msg[] = [];
-  const events: AgentEvent[] = [];
-  let closed = false;
-  const ctx: DriverContext = {
-    spec: {
-      projectId: 'p',
-      sessionId: 's',
-      repoPath: '/repo',
-      options,
-      spawned: () => {},
-      emit: () => {},
-      signal: new AbortController().signal,
-    },
+  return driverHarness((ctx) => new AcpDriver(ctx, { modelVia: 'protocol', ...opts }), {
     options,
     permissions,
-    turns: new TurnTracker(0, () => {}),
-    emit: (e) => events.push(e),
-    writeJson: (m) => {
-      if (closed) throw new InputClosedError();
-      written.push(m as Msg);
-    },
-  };
-  const driver = new AcpDriver(ctx, { modelVia: 'protocol', ...opts });
-  const feed = (line: string | object) =>
-    driver.onMessage(typeof line === 'string' ? JSON.parse(line) : line);
-  const last = () => written.at(-1) as Msg;
-  return {
-    driver,
-    written,
-    events,
-    feed,
-    last,
-    closeInput: () => {
-      closed = true;
-    },
-  };
+    ...(interruptWaitMs !== undefined ? { interruptWaitMs } : {}),
+  });
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -179,7 +141,8 @@ describe('AcpDriver turns', () => {
   it('prompts, starts the turn after the input is recorded, and completes it with the response', async () => {
     const t = setup();
     await handshake(t);
-    t.driver.send('hello');
+    t.send('hello');
+    expect(t.recordedAt).toEqual([0]);
     expect(t.last()).toEqual({
       jsonrpc: '2.0',
       id: 3,
@@ -189,8 +152,6 @@ describe('AcpDriver turns', () => {
         prompt: [{ type: 'text', text: 'hello' }],
       },
     });
-    expect(t.events).toEqual([]);
-    await Promise.resolve();
     expect(t.events[0]).toMatchObject({
       type: 'TURN_STARTED',
       turnId: 'turn-1',
@@ -225,8 +186,8 @@ describe('AcpDriver turns', () => {
   it('queues inputs sent during a turn and runs them one after another', async () => {
     const t = setup();
     await handshake(t);
-    t.driver.send('one');
-    t.driver.send('two');
+    t.send('one');
+    t.send('two');
     expect(t.written.filter((m) => m.method === 'session/prompt')).toHaveLength(1);
     t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'end_turn' } });
     await tick();
@@ -252,7 +213,7 @@ describe('AcpDriver turns', () => {
   it('a JSON-RPC error answer to the prompt is an AGENT_ERROR and a failed turn; the session goes on', async () => {
     const t = setup();
     await handshake(t);
-    t.driver.send('hi');
+    t.send('hi');
     t.feed({
       jsonrpc: '2.0',
       id: 3,
@@ -284,17 +245,17 @@ describe('AcpDriver turns', () => {
         }),
       }),
     ]);
-    t.driver.send('again');
+    t.send('again');
     expect(t.last()).toMatchObject({ id: 4, method: 'session/prompt' });
   });
 
   it('interrupts with session/cancel and reports the cancelled turn', async () => {
     const t = setup();
     await handshake(t);
-    expect(await t.driver.interrupt()).toEqual({ interrupted: false, turnId: '' });
-    t.driver.send('HANG');
+    expect(await t.interrupt()).toEqual({ interrupted: false, turnId: '' });
+    t.send('HANG');
     t.feed(O5_HANG_CHUNK);
-    const r = t.driver.interrupt();
+    const r = t.interrupt();
     expect(t.last()).toEqual({
       jsonrpc: '2.0',
       method: 'session/cancel',
@@ -311,28 +272,28 @@ describe('AcpDriver turns', () => {
   });
 
   it('reports interrupted:false when the agent does not end the turn in time', async () => {
-    const t = setup({}, { cancelWaitMs: 20 });
+    const t = setup({}, {}, 'deny', 20);
     await handshake(t);
-    t.driver.send('HANG');
-    expect(await t.driver.interrupt()).toEqual({ interrupted: false, turnId: 'turn-1' });
+    t.send('HANG');
+    expect(await t.interrupt()).toEqual({ interrupted: false, turnId: 'turn-1' });
   });
 
   it('throws InputClosedError at once, recording nothing, when the agent no longer reads', async () => {
     const t = setup();
     await handshake(t);
     t.closeInput();
-    expect(() => t.driver.send('lost')).toThrow(InputClosedError);
+    expect(() => t.send('lost')).toThrow(InputClosedError);
     await tick();
     expect(t.events).toEqual([]);
-    t.driver.onExit();
-    expect(() => t.driver.send('late')).toThrow(InputClosedError);
+    t.exit();
+    expect(() => t.send('late')).toThrow(InputClosedError);
   });
 
   it('says nothing more about a turn whose agent died: the session failure reports it', async () => {
     const t = setup();
     await handshake(t);
-    t.driver.send('x');
-    t.driver.onExit();
+    t.send('x');
+    t.exit();
     await tick();
     expect(t.events.map((e) => e.type)).toEqual(['TURN_STARTED']);
   });
@@ -342,7 +303,7 @@ describe('AcpDriver answers the agent', () => {
   it('selects the permission option of the policy and records it', async () => {
     const t = setup({}, {}, 'allow');
     await handshake(t);
-    t.driver.send('USE_TOOL');
+    t.send('USE_TOOL');
     t.feed({
       jsonrpc: '2.0',
       id: 0,
@@ -364,7 +325,7 @@ describe('AcpDriver answers the agent', () => {
     });
     expect(t.events.at(-1)).toMatchObject({ type: 'TOOL_CALL', turnId: 'turn-1' });
     // Once the turn is being cancelled, further requests are answered "cancelled".
-    void t.driver.interrupt();
+    void t.interrupt();
     t.feed({
       jsonrpc: '2.0',
       id: 1,
@@ -430,5 +391,59 @@ describe('AcpDriver answers the agent', () => {
       },
     });
     expect(t.events).toEqual([{ type: 'STDOUT', stream: 'stdout', text: '{"hello":"world"}' }]);
+  });
+});
+
+describe('AcpDriver interrupts at every point of a turn', () => {
+  const cancels = (t: ReturnType<typeof setup>) =>
+    t.written.filter((m) => m.method === 'session/cancel');
+
+  it('right at TURN_STARTED, before the agent said anything: session/cancel goes out at once', async () => {
+    const t = setup();
+    await handshake(t);
+    t.send('HANG');
+    expect(t.events.map((e) => e.type)).toEqual(['TURN_STARTED']);
+    const r = t.interrupt();
+    expect(cancels(t)).toHaveLength(1);
+    t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'cancelled' } });
+    expect(await r).toEqual({ interrupted: true, turnId: 'turn-1' });
+  });
+
+  it('a turn the agent ends on its own (end_turn) was not interrupted, whatever was asked', async () => {
+    const t = setup();
+    await handshake(t);
+    t.send('hello');
+    t.feed(O5_HANG_CHUNK);
+    const r = t.interrupt();
+    t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'end_turn' } });
+    expect(await r).toEqual({ interrupted: false, turnId: 'turn-1' });
+    expect(t.events.at(-1)).toMatchObject({
+      type: 'TURN_COMPLETED',
+      text: 'end_turn',
+      data: { stop_reason: 'end_turn', interrupted: false },
+    });
+  });
+
+  it('a prompt that fails after the cancel is the interrupt, not an AGENT_ERROR', async () => {
+    const t = setup();
+    await handshake(t);
+    t.send('HANG');
+    const r = t.interrupt();
+    t.feed({ jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'aborted' } });
+    expect(await r).toEqual({ interrupted: true, turnId: 'turn-1' });
+    expect(t.events.some((e) => e.type === 'AGENT_ERROR')).toBe(false);
+    expect(t.events.at(-1)).toMatchObject({
+      data: { stop_reason: 'cancelled', interrupted: true },
+    });
+  });
+
+  it('after the turn ended: nothing to interrupt, nothing written', async () => {
+    const t = setup();
+    await handshake(t);
+    t.send('hello');
+    t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'end_turn' } });
+    await tick();
+    expect(await t.interrupt()).toEqual({ interrupted: false, turnId: '' });
+    expect(cancels(t)).toEqual([]);
   });
 });

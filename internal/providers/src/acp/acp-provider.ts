@@ -16,7 +16,7 @@ import { probeGeminiAuth, probeOpencodeAuth } from './auth-probes.js';
  * agent's own, so there is no closed set; the ones that make the agent
  * approve every tool itself are only for `default_opts`.
  */
-export const MODE_OPTION: OptionSpec = {
+const MODE_OPTION: OptionSpec = {
   syntax: /^[A-Za-z][A-Za-z0-9_-]{0,63}$/,
   describe: 'a session mode id (letters, digits, "_", "-")',
   dangerous: ['yolo', 'bypassPermissions', 'full-access'],
@@ -25,19 +25,14 @@ export const MODE_OPTION: OptionSpec = {
 
 export const ACP_OPTION_SPECS: OptionSpecs = { model: MODEL_OPTION, mode: MODE_OPTION };
 
-export interface AcpProviderOptions extends StructuredProviderOptions {
-  /** How long an interrupt waits for the cancelled turn to end (default 5s). */
-  cancelWaitMs?: number;
-}
+/** opencode's permission config (merged over its own) that sends every tool use to the client. */
+const OPENCODE_ASK_ALL = JSON.stringify({ '*': 'ask' });
 
 /**
  * Agents that speak the Agent Client Protocol v1 over stdio: `opencode acp`,
- * `gemini --acp`, or any other ACP agent. The config's `args` make the
- * binary speak ACP (config fills them in for opencode and gemini).
+ * `gemini --acp`, or any other ACP agent. The provider's `args` make the
+ * binary speak ACP (the registry fills them in for opencode and gemini).
  */
-/** opencode's permission config (merged over its own) that sends every tool use to the client. */
-export const OPENCODE_ASK_ALL = JSON.stringify({ '*': 'ask' });
-
 export class AcpProvider extends StructuredProvider {
   readonly capabilities: ProviderCapabilities = {
     structuredEvents: true,
@@ -47,7 +42,7 @@ export class AcpProvider extends StructuredProvider {
   };
   readonly flavour: AcpFlavour;
 
-  constructor(protected override readonly opts: AcpProviderOptions) {
+  constructor(opts: StructuredProviderOptions) {
     super(opts, ACP_OPTION_SPECS);
     this.flavour = acpFlavour(opts.binary, opts.args);
   }
@@ -71,10 +66,7 @@ export class AcpProvider extends StructuredProvider {
   }
 
   protected createDriver(ctx: DriverContext): ProtocolDriver {
-    return new AcpDriver(ctx, {
-      modelVia: this.flavour === 'gemini' ? 'argv' : 'protocol',
-      ...(this.opts.cancelWaitMs !== undefined ? { cancelWaitMs: this.opts.cancelWaitMs } : {}),
-    });
+    return new AcpDriver(ctx, { modelVia: this.flavour === 'gemini' ? 'argv' : 'protocol' });
   }
 
   protected override async probeAuth(

@@ -1,3 +1,5 @@
+import { isRecord, str } from '../json-value.js';
+
 /**
  * The subset of Agent Client Protocol v1 (schema/v1/schema.json) this client
  * uses. Agents differ in what they fill in and add extra fields (`_meta`,
@@ -92,14 +94,6 @@ export interface ToolCallFields {
   locations?: unknown;
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-export function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-
 /** Reads the fields of a tool call; undefined when it has no id. */
 export function toolCallFields(v: unknown): ToolCallFields | undefined {
   if (!isRecord(v) || typeof v.toolCallId !== 'string') return undefined;
@@ -126,7 +120,7 @@ export function newSessionInfo(result: unknown): NewSessionInfo {
         id: m.id as string,
         ...(typeof m.name === 'string' ? { name: m.name } : {}),
       }));
-    currentModeId = str(result.modes.currentModeId);
+    currentModeId = str(result.modes.currentModeId) || undefined;
   }
   const configOptions = Array.isArray(result.configOptions) ? result.configOptions : [];
   const modelOption = configOptions.find(

@@ -1,4 +1,5 @@
-import { isRecord, type PermissionOption, type PermissionOutcome } from './acp-schema.js';
+import { isRecord } from '../json-value.js';
+import type { PermissionOption, PermissionOutcome } from './acp-schema.js';
 
 export interface PermissionAnswer {
   outcome: PermissionOutcome;

@@ -1,4 +1,4 @@
-import { isRecord } from './acp-schema.js';
+import { isRecord } from '../json-value.js';
 
 /**
  * Usage and cost of one turn, gathered from wherever the agent put them:

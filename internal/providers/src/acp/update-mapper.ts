@@ -1,5 +1,6 @@
 import type { AgentEvent, EventData } from '../events.js';
-import { contentText, isRecord, str, type ToolCallFields, toolCallFields } from './acp-schema.js';
+import { isRecord, str } from '../json-value.js';
+import { contentText, type ToolCallFields, toolCallFields } from './acp-schema.js';
 import type { PermissionAnswer } from './permission-answer.js';
 import { TurnUsage } from './turn-usage.js';
 
@@ -8,7 +9,8 @@ export const MAX_MESSAGE_CHARS = 1024 * 1024;
 
 interface Pending {
   thought: boolean;
-  messageId: string | undefined;
+  /** '' when the agent gives its messages no id. */
+  messageId: string;
   text: string;
   truncated: boolean;
 }
@@ -112,7 +114,7 @@ export class UpdateMapper {
     const content = isRecord(u.content) ? u.content : undefined;
     const messageId = str(u.messageId);
     const p = this.pending;
-    if (p && (p.thought !== thought || (messageId !== undefined && messageId !== p.messageId))) {
+    if (p && (p.thought !== thought || (messageId !== '' && messageId !== p.messageId))) {
       this.flush(turnId);
     }
     if (content?.type !== 'text') {
@@ -139,7 +141,7 @@ export class UpdateMapper {
     });
     const cur = this.pending ?? { thought, messageId, text: '', truncated: false };
     this.pending = cur;
-    cur.messageId ??= messageId;
+    cur.messageId ||= messageId;
     if (cur.text.length + text.length > MAX_MESSAGE_CHARS) {
       cur.text += text.slice(0, Math.max(0, MAX_MESSAGE_CHARS - cur.text.length));
       cur.truncated = true;

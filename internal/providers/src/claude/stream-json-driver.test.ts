@@ -1,29 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../events.js';
-import type { DriverContext } from '../structured-provider.js';
-import { TurnTracker } from '../turn-tracker.js';
+import type { JsonObject } from '../json-value.js';
+import { driverHarness } from '../testing/driver-harness.js';
 import { StreamJsonDriver } from './stream-json-driver.js';
 
-// Lines captured from the real claude 2.1.197 (see the notes' provider-captures).
+// Lines captured from the real claude 2.1.197 CLI.
 const capture = (name: string) =>
   readFileSync(new URL(`./testdata/${name}`, import.meta.url), 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as unknown);
+    .map((l) => JSON.parse(l) as JsonObject);
 
 function setup(permissions: 'allow' | 'deny' = 'deny') {
-  const events: AgentEvent[] = [];
-  const written: Record<string, unknown>[] = [];
-  const ctx: DriverContext = {
-    spec: {} as DriverContext['spec'],
-    options: {},
-    permissions,
-    turns: new TurnTracker(0, () => {}),
-    emit: (e) => events.push(e),
-    writeJson: (m) => written.push(m as Record<string, unknown>),
-  };
-  return { driver: new StreamJsonDriver(ctx), events, written };
+  return driverHarness((ctx) => new StreamJsonDriver(ctx), { permissions });
 }
 
 describe('StreamJsonDriver on real claude output', () => {
@@ -33,16 +22,16 @@ describe('StreamJsonDriver on real claude output', () => {
     expect(written).toEqual([
       { type: 'control_request', request_id: 'req_1', request: { subtype: 'initialize' } },
     ]);
-    driver.onMessage(capture('c3-control.jsonl')[0]);
+    driver.onMessage(capture('c3-control.jsonl')[0]!);
     await expect(done).resolves.toBeUndefined();
   });
 
   it('maps a text turn: deltas, the message, and TURN_COMPLETED with usage and cost (c4)', async () => {
-    const { driver, events, written } = setup();
-    driver.send('hello');
-    // TURN_STARTED waits a microtask, for SendInput to record the input first.
-    expect(events).toEqual([]);
-    await Promise.resolve();
+    const { driver, events, written, send, recordedAt } = setup();
+    send('hello');
+    // The input is recorded before anything of its turn, TURN_STARTED right after.
+    expect(recordedAt).toEqual([0]);
+    expect(events.map((e) => e.type)).toEqual(['TURN_STARTED']);
     expect(written).toEqual([{ type: 'user', message: { role: 'user', content: 'hello' } }]);
     for (const line of capture('c4-text-turn.jsonl')) driver.onMessage(line);
     expect(events.map((e) => [e.type, e.text])).toEqual([
@@ -74,9 +63,8 @@ describe('StreamJsonDriver on real claude output', () => {
   });
 
   it('reports each api_retry as an AGENT_ERROR that says which attempt (c5)', async () => {
-    const { driver, events } = setup();
-    driver.send('hi');
-    await Promise.resolve();
+    const { driver, events, send } = setup();
+    send('hi');
     for (const line of capture('c5-api-retry.jsonl')) driver.onMessage(line);
     const retries = events.filter((e) => e.type === 'AGENT_ERROR');
     expect(retries).toHaveLength(9);
@@ -88,9 +76,8 @@ describe('StreamJsonDriver on real claude output', () => {
   });
 
   it('judges an invalid key by is_error, not subtype, and reports it once (c6)', async () => {
-    const { driver, events } = setup();
-    driver.send('hi');
-    await Promise.resolve();
+    const { driver, events, send } = setup();
+    send('hi');
     for (const line of capture('c6-invalid-key.jsonl')) driver.onMessage(line);
     expect(events.map((e) => e.type)).toEqual(['TURN_STARTED', 'AGENT_ERROR', 'TURN_COMPLETED']);
     expect(events[1]).toMatchObject({
@@ -104,9 +91,8 @@ describe('StreamJsonDriver on real claude output', () => {
   });
 
   it('"Not logged in" without credentials: one AGENT_ERROR, a failed turn, every turn (c1)', async () => {
-    const { driver, events } = setup();
-    driver.send('hi');
-    await Promise.resolve();
+    const { driver, events, send } = setup();
+    send('hi');
     for (const line of capture('c1-not-logged-in.jsonl')) driver.onMessage(line);
     expect(events.map((e) => [e.type, e.turnId])).toEqual([
       ['TURN_STARTED', 'turn-1'],
@@ -124,10 +110,9 @@ describe('StreamJsonDriver on real claude output', () => {
     });
   });
 
-  it('maps a tool turn: tool_use, the permission prompt, and the tool_result (notes §2.1)', async () => {
-    const { driver, events, written } = setup('allow');
-    driver.send('go');
-    await Promise.resolve();
+  it('maps a tool turn: tool_use, the permission prompt, and the tool_result', async () => {
+    const { driver, events, written, send } = setup('allow');
+    send('go');
     for (const line of capture('tool-turn-notes.jsonl')) driver.onMessage(line);
     const input = { command: 'touch created.txt', description: 'create file' };
     expect(events.slice(1)).toEqual([
@@ -175,9 +160,8 @@ describe('StreamJsonDriver on real claude output', () => {
   });
 
   it('ignores lines it has no event for: status, other stream events, replays, unknown types', async () => {
-    const { driver, events } = setup();
-    driver.send('hi');
-    await Promise.resolve();
+    const { driver, events, send } = setup();
+    send('hi');
     const c3 = capture('c3-control.jsonl');
     for (const line of [
       ...c3.slice(1),
@@ -190,8 +174,7 @@ describe('StreamJsonDriver on real claude output', () => {
       },
       { type: 'user', message: { role: 'user', content: 'hi' }, isReplay: true },
       { type: 'something_new', x: 1 },
-      'not an object',
-    ]) {
+    ] as JsonObject[]) {
       driver.onMessage(line);
     }
     expect(events.map((e) => e.type)).toEqual(['TURN_STARTED']);
@@ -213,8 +196,8 @@ describe('StreamJsonDriver on real claude output', () => {
       ['allow', 'allow'],
       ['deny', 'deny'],
     ] as const) {
-      const { driver, events, written } = setup(policy);
-      driver.send('go');
+      const { driver, events, written, send } = setup(policy);
+      send('go');
       const input = { command: 'touch created.txt' };
       driver.onMessage({
         type: 'control_request',
@@ -240,9 +223,9 @@ describe('StreamJsonDriver on real claude output', () => {
   });
 
   it('queues an input sent during a turn and starts it after the result', () => {
-    const { driver, written } = setup();
-    driver.send('first');
-    driver.send('second');
+    const { driver, written, send } = setup();
+    send('first');
+    send('second');
     expect(written).toHaveLength(1);
     driver.onMessage({ type: 'result', subtype: 'success', is_error: false, result: 'ok' });
     expect(written.at(-1)).toEqual({
@@ -252,11 +235,10 @@ describe('StreamJsonDriver on real claude output', () => {
   });
 
   it('interrupt: acknowledged, the result ends the turn as interrupted without an AGENT_ERROR', async () => {
-    const { driver, events, written } = setup();
-    expect(await driver.interrupt()).toEqual({ interrupted: false, turnId: '' });
-    driver.send('HANG');
-    await Promise.resolve();
-    const res = driver.interrupt();
+    const { driver, events, written, send, interrupt } = setup();
+    expect(await interrupt()).toEqual({ interrupted: false, turnId: '' });
+    send('HANG');
+    const res = interrupt();
     const req = written.at(-1) as { request_id: string; request: { subtype: string } };
     expect(req.request.subtype).toBe('interrupt');
     driver.onMessage({
@@ -271,5 +253,41 @@ describe('StreamJsonDriver on real claude output', () => {
     expect(await res).toEqual({ interrupted: true, turnId: 'turn-1' });
     expect(events.filter((e) => e.type === 'AGENT_ERROR')).toEqual([]);
     expect(events.at(-1)?.data).toMatchObject({ status: 'interrupted', interrupted: true });
+  });
+
+  it('interrupt that loses the race: the turn ends on its own, so it was not interrupted', async () => {
+    const { driver, events, written, send, interrupt } = setup();
+    send('hi');
+    const res = interrupt();
+    const req = written.at(-1) as { request_id: string };
+    for (const line of capture('c4-text-turn.jsonl')) driver.onMessage(line);
+    driver.onMessage({
+      type: 'control_response',
+      response: { subtype: 'success', request_id: req.request_id },
+    });
+    expect(await res).toEqual({ interrupted: false, turnId: 'turn-1' });
+    expect(events.at(-1)).toMatchObject({
+      type: 'TURN_COMPLETED',
+      text: 'completed',
+      data: { status: 'completed', interrupted: false },
+    });
+  });
+
+  it('interrupt refused by claude: interrupted false at once, and the turn goes on', async () => {
+    const { driver, events, written, send, interrupt } = setup();
+    send('HANG');
+    const res = interrupt();
+    const req = written.at(-1) as { request_id: string };
+    driver.onMessage({
+      type: 'control_response',
+      response: { subtype: 'error', request_id: req.request_id, error: 'no turn' },
+    });
+    expect(await res).toEqual({ interrupted: false, turnId: 'turn-1' });
+    // A failure that ends the turn afterwards is a failure, not the withdrawn interrupt.
+    driver.onMessage({ type: 'result', subtype: 'error_during_execution', is_error: true });
+    expect(events.at(-1)).toMatchObject({
+      type: 'TURN_COMPLETED',
+      data: { status: 'failed', interrupted: false },
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { AgentEvent, EventData } from '../events.js';
+import { str } from '../json-value.js';
 
 /** The server→client requests that ask the bridge to decide something. */
 export const APPROVAL_METHODS = {
@@ -16,8 +17,6 @@ export interface ApprovalAnswer {
 }
 
 type Params = Record<string, unknown>;
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /**
  * The decision string for a command or file-change approval. "allow" grants

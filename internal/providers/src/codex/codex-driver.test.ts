@@ -1,19 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../events.js';
-import type { SessionSpec } from '../provider.js';
-import type { DriverContext } from '../structured-provider.js';
+import type { JsonObject } from '../json-value.js';
 import { InputClosedError } from '../supervised-process.js';
-import { TurnTracker } from '../turn-tracker.js';
+import { driverHarness } from '../testing/driver-harness.js';
 import { CodexDriver } from './codex-driver.js';
 
-// The JSON lines of a real `codex app-server` 0.169.0 session
-// (provider-captures/x4.out: initialize, a USE_TOOL turn with a command
-// approval, a HANG turn interrupted), minus the two lines the capture cut short.
+// The JSON lines of a real `codex app-server` 0.169.0 session (initialize,
+// a USE_TOOL turn with a command approval, a HANG turn interrupted), minus
+// the two lines the capture cut short.
 const CAPTURE = readFileSync(new URL('./testdata/x4-app-server.jsonl', import.meta.url), 'utf8')
   .trim()
   .split('\n')
-  .map((l) => JSON.parse(l) as Record<string, unknown>);
+  .map((l) => JSON.parse(l) as JsonObject);
 const THREAD = '01a20241-13b8-7b72-be97-1ae208529b95';
 const TURN1 = '01a20241-13d7-75d0-8340-472de7384f7b';
 const TURN2 = '01a20241-157b-7862-a3fe-c25ad8e869e4';
@@ -37,54 +36,29 @@ const isTurnStartAnswer = (n: number) => (m: Record<string, unknown>) =>
   m.id === n && 'result' in m;
 
 function harness(permissions: 'allow' | 'deny' = 'deny', options: Record<string, string> = {}) {
-  const written: Record<string, unknown>[] = [];
-  const events: AgentEvent[] = [];
-  let closed = false;
-  const turns = new TurnTracker(60_000, () => {});
-  const ctx: DriverContext = {
-    spec: { repoPath: '/repos/app' } as SessionSpec,
-    options,
+  const h = driverHarness((ctx) => new CodexDriver(ctx, '1.2.3'), {
     permissions,
-    turns,
-    writeJson: (msg) => {
-      if (closed) throw new InputClosedError();
-      written.push(msg as Record<string, unknown>);
-    },
-    emit: (e) => events.push(e),
-  };
-  const driver = new CodexDriver(ctx, '1.2.3');
-  const feed = (...msgs: unknown[]) => {
-    for (const m of msgs) driver.onMessage(m);
-  };
+    options,
+    repoPath: '/repos/app',
+    interruptWaitMs: 200,
+  });
   const lastRequest = (method: string) => {
-    const r = [...written].reverse().find((m) => m.method === method);
+    const r = [...h.written].reverse().find((m) => m.method === method);
     if (!r) throw new Error(`no ${method} written`);
     return r as { id: number; method: string; params: Record<string, unknown> };
   };
   const tick = () => new Promise((r) => setImmediate(r));
   const start = async () => {
-    const hs = driver.handshake();
-    feed(answer(1, lastRequest('initialize').id));
+    const hs = h.driver.handshake();
+    h.feed(answer(1, lastRequest('initialize').id));
     await tick();
-    feed({
+    h.feed({
       id: lastRequest('thread/start').id,
       result: { thread: { id: THREAD, model: 'fake-model', modelProvider: 'fake' } },
     });
     await hs;
   };
-  return {
-    driver,
-    written,
-    events,
-    feed,
-    lastRequest,
-    tick,
-    start,
-    turns,
-    close: () => {
-      closed = true;
-    },
-  };
+  return { ...h, lastRequest, tick, start };
 }
 
 const types = (events: AgentEvent[]) => events.map((e) => e.type);
@@ -164,7 +138,7 @@ describe('CodexDriver handshake', () => {
     const h = harness();
     await h.start();
     h.events.length = 0;
-    h.driver.send('hello');
+    h.send('hello');
     h.feed({ method: 'warning', params: { threadId: 't', message: 'Model metadata not found' } });
     expect(h.events.find((e) => e.type === 'STDERR')?.turnId).toBeUndefined();
   });
@@ -175,13 +149,13 @@ describe('CodexDriver turns (captured x4 session)', () => {
     const h = harness(permissions);
     await h.start();
     h.events.length = 0;
-    h.driver.send('please USE_TOOL');
+    h.send('please USE_TOOL');
     const req = h.lastRequest('turn/start');
     expect(req.params).toEqual({
       threadId: THREAD,
       input: [{ type: 'text', text: 'please USE_TOOL', text_elements: [] }],
     });
-    expect(h.turns.current).toBe('turn-1');
+    expect(h.turns.current?.id).toBe('turn-1');
     h.feed(answer(5, req.id));
     await h.tick();
     h.feed(...between(isTurnStartAnswer(5), isTurnStartAnswer(6)));
@@ -268,8 +242,8 @@ describe('CodexDriver turns (captured x4 session)', () => {
   it('queues input while a turn runs and starts it when the turn completes', async () => {
     const h = harness();
     await h.start();
-    h.driver.send('first');
-    h.driver.send('second');
+    h.send('first');
+    h.send('second');
     expect(h.written.filter((m) => m.method === 'turn/start')).toHaveLength(1);
     h.feed(answer(5, h.lastRequest('turn/start').id));
     await h.tick();
@@ -282,12 +256,12 @@ describe('CodexDriver turns (captured x4 session)', () => {
   it('interrupts the running turn with turn/interrupt and reports it once codex ends it', async () => {
     const h = harness();
     await h.start();
-    h.driver.send('second turn HANG');
+    h.send('second turn HANG');
     h.feed(answer(6, h.lastRequest('turn/start').id));
     await h.tick();
     h.feed(...between(isTurnStartAnswer(6), (m) => m.id === 7));
     h.events.length = 0;
-    const interrupted = h.driver.interrupt();
+    const interrupted = h.interrupt();
     await h.tick();
     expect(h.lastRequest('turn/interrupt').params).toEqual({ threadId: THREAD, turnId: TURN2 });
     h.feed(answer(7, h.lastRequest('turn/interrupt').id));
@@ -304,13 +278,14 @@ describe('CodexDriver turns (captured x4 session)', () => {
         usage: { total_tokens: 32 },
       },
     });
-    expect(await h.driver.interrupt()).toEqual({ interrupted: false, turnId: '' });
+    // After the turn ended there is nothing to interrupt.
+    expect(await h.interrupt()).toEqual({ interrupted: false, turnId: '' });
   });
 
   it('reports a failed turn as AGENT_ERROR and TURN_COMPLETED with the error', async () => {
     const h = harness();
     await h.start();
-    h.driver.send('hi');
+    h.send('hi');
     h.feed({
       id: h.lastRequest('turn/start').id,
       result: { turn: { id: 't1', status: 'inProgress' } },
@@ -361,23 +336,23 @@ describe('CodexDriver turns (captured x4 session)', () => {
   it('turns a refused turn/start into AGENT_ERROR and stays usable', async () => {
     const h = harness();
     await h.start();
-    h.driver.send('x');
+    h.send('x');
     h.feed({ id: h.lastRequest('turn/start').id, error: { code: -32600, message: 'busy' } });
     await h.tick();
     expect(h.events.at(-1)).toMatchObject({ type: 'AGENT_ERROR', turnId: 'turn-1' });
     expect(h.turns.current).toBeUndefined();
-    h.driver.send('y');
+    h.send('y');
     expect(h.written.filter((m) => m.method === 'turn/start')).toHaveLength(2);
   });
 
   it('throws InputClosedError at once when the agent no longer reads', async () => {
     const h = harness();
     await h.start();
-    h.close();
-    expect(() => h.driver.send('x')).toThrow(InputClosedError);
+    h.closeInput();
+    expect(() => h.send('x')).toThrow(InputClosedError);
     expect(h.turns.current).toBeUndefined();
-    h.driver.onExit();
-    expect(() => h.driver.send('x')).toThrow(InputClosedError);
+    h.exit();
+    expect(() => h.send('x')).toThrow(InputClosedError);
   });
 
   it('refuses unknown server requests and records them', async () => {
@@ -401,5 +376,125 @@ describe('CodexDriver turns (captured x4 session)', () => {
       stream: 'stdout',
       text: '{"hello":"world"}',
     });
+  });
+});
+
+describe('CodexDriver interrupts at every point of a turn', () => {
+  const started = (id: string) => ({
+    method: 'turn/started',
+    params: { threadId: THREAD, turn: { id } },
+  });
+  const completed = (id: string, status: string) => ({
+    method: 'turn/completed',
+    params: { threadId: THREAD, turn: { id, status, durationMs: 5 } },
+  });
+  const interruptsWritten = (h: ReturnType<typeof harness>) =>
+    h.written.filter((m) => m.method === 'turn/interrupt');
+
+  /** A turn that codex has answered (named) but not yet started. */
+  async function named() {
+    const h = harness();
+    await h.start();
+    h.events.length = 0;
+    h.send('HANG');
+    h.feed({
+      id: h.lastRequest('turn/start').id,
+      result: { turn: { id: 't1', status: 'inProgress' } },
+    });
+    await h.tick();
+    return h;
+  }
+
+  it('before codex answers turn/start: held, then delivered at turn/started, and the turn ends interrupted', async () => {
+    const h = harness();
+    await h.start();
+    h.send('HANG');
+    const res = h.interrupt();
+    h.feed({
+      id: h.lastRequest('turn/start').id,
+      result: { turn: { id: 't1', status: 'inProgress' } },
+    });
+    await h.tick();
+    // Codex would answer "no active turn to interrupt" before it has started the turn.
+    expect(interruptsWritten(h)).toEqual([]);
+    h.feed(started('t1'));
+    expect(interruptsWritten(h)).toHaveLength(1);
+    expect(h.lastRequest('turn/interrupt').params).toEqual({ threadId: THREAD, turnId: 't1' });
+    h.feed({ id: h.lastRequest('turn/interrupt').id, result: {} }, completed('t1', 'interrupted'));
+    expect(await res).toEqual({ interrupted: true, turnId: 't1' });
+    expect(h.events.at(-1)).toMatchObject({
+      type: 'TURN_COMPLETED',
+      turnId: 't1',
+      data: { status: 'interrupted', interrupted: true },
+    });
+  });
+
+  it('right at TURN_STARTED (named, not yet started): held until turn/started', async () => {
+    const h = await named();
+    expect(h.events.map((e) => [e.type, e.turnId])).toEqual([['TURN_STARTED', 't1']]);
+    const res = h.interrupt();
+    await h.tick();
+    expect(interruptsWritten(h)).toEqual([]);
+    h.feed(started('t1'));
+    h.feed({ id: h.lastRequest('turn/interrupt').id, result: {} }, completed('t1', 'interrupted'));
+    expect(await res).toEqual({ interrupted: true, turnId: 't1' });
+  });
+
+  it('mid-stream: delivered at once', async () => {
+    const h = await named();
+    h.feed(started('t1'), {
+      method: 'item/agentMessage/delta',
+      params: { threadId: THREAD, turnId: 't1', itemId: 'm', delta: 'thinking' },
+    });
+    const res = h.interrupt();
+    expect(interruptsWritten(h)).toHaveLength(1);
+    h.feed({ id: h.lastRequest('turn/interrupt').id, result: {} }, completed('t1', 'interrupted'));
+    expect(await res).toEqual({ interrupted: true, turnId: 't1' });
+  });
+
+  it('refused while the turn runs: interrupted false at once, and its end does not claim it', async () => {
+    const h = await named();
+    h.feed(started('t1'));
+    const res = h.interrupt();
+    h.feed({
+      id: h.lastRequest('turn/interrupt').id,
+      error: { code: -32600, message: 'no active turn to interrupt' },
+    });
+    expect(await res).toEqual({ interrupted: false, turnId: 't1' });
+    h.feed(completed('t1', 'completed'));
+    expect(h.events.at(-1)).toMatchObject({ data: { status: 'completed', interrupted: false } });
+  });
+
+  it('racing the end: the turn completes on its own, so the answer is interrupted false', async () => {
+    const h = await named();
+    h.feed(started('t1'));
+    const res = h.interrupt();
+    h.feed(completed('t1', 'completed'));
+    h.feed({
+      id: h.lastRequest('turn/interrupt').id,
+      error: { code: -32600, message: 'no active turn to interrupt' },
+    });
+    expect(await res).toEqual({ interrupted: false, turnId: 't1' });
+    expect(h.events.at(-1)).toMatchObject({ data: { status: 'completed', interrupted: false } });
+  });
+
+  it('a turn codex never starts: interrupted false after the wait, and the held interrupt is withdrawn', async () => {
+    const h = await named();
+    expect(await h.interrupt()).toEqual({ interrupted: false, turnId: 't1' });
+    h.feed(started('t1'));
+    expect(interruptsWritten(h)).toEqual([]);
+    h.feed(completed('t1', 'completed'));
+    expect(h.events.at(-1)).toMatchObject({ data: { interrupted: false } });
+  });
+
+  it('concurrent interrupts share one turn/interrupt and one answer', async () => {
+    const h = await named();
+    h.feed(started('t1'));
+    const a = h.interrupt();
+    const b = h.interrupt();
+    expect(interruptsWritten(h)).toHaveLength(1);
+    h.feed({ id: h.lastRequest('turn/interrupt').id, result: {} }, completed('t1', 'interrupted'));
+    expect(await a).toEqual({ interrupted: true, turnId: 't1' });
+    expect(await b).toEqual({ interrupted: true, turnId: 't1' });
   });
 });

@@ -1,4 +1,5 @@
 import type { AgentEvent, EventData } from '../events.js';
+import { str } from '../json-value.js';
 
 /** Thread items that are the agent acting (a tool in the bridge's terms). */
 export const TOOL_ITEM_TYPES: ReadonlySet<string> = new Set([
@@ -13,8 +14,6 @@ export const TOOL_ITEM_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 export type Item = Record<string, unknown> & { type?: unknown; id?: unknown };
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** What the tool was asked to do, per item type. */
 function toolInput(item: Item): unknown {

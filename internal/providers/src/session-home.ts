@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** A session's own empty home under `tempRoot` (mode 0700), for `isolate_home`. */
+export async function makeSessionHome(tempRoot: string, sessionId: string): Promise<string> {
+  const dir = join(tempRoot, `agent-bridge-home-${sessionId}-${randomUUID().slice(0, 8)}`);
+  await mkdir(dir, { mode: 0o700 });
+  await mkdir(join(dir, '.codex'), { mode: 0o700 });
+  return dir;
+}
+
+/** Everything that points a CLI at its state: all of it inside the session's own home. */
+export function homeEnv(home: string): Record<string, string> {
+  return {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_STATE_HOME: join(home, '.local/state'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    CODEX_HOME: join(home, '.codex'),
+  };
+}
+
+/** The variables that decide where a CLI keeps its state, as a key for sessions that share it. */
+export function stateKey(file: string, env: Readonly<Record<string, string>>): string {
+  return [file, ...STATE_VARIABLES.map((name) => env[name] ?? '')].join('\0');
+}
+
+const STATE_VARIABLES = [
+  'HOME',
+  'CODEX_HOME',
+  'CLAUDE_CONFIG_DIR',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_STATE_HOME',
+] as const;

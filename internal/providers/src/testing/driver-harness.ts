@@ -1,0 +1,86 @@
+import type { AgentEvent } from '../events.js';
+import type { JsonObject } from '../json-value.js';
+import type { SessionSpec } from '../provider.js';
+import type { DriverContext, ProtocolDriver } from '../structured-provider.js';
+import { InputClosedError } from '../supervised-process.js';
+import { TurnEngine } from '../turn-engine.js';
+
+export interface HarnessOptions {
+  options?: Record<string, string>;
+  permissions?: 'allow' | 'deny';
+  repoPath?: string;
+  interruptWaitMs?: number;
+  turnTimeoutMs?: number;
+}
+
+/**
+ * A protocol driver with its turn engine and nothing else: what it writes
+ * to the agent, what it emits, and inputs sent the way the core sends them
+ * (`recorded` notes how many events preceded each input's record).
+ */
+export function driverHarness<D extends ProtocolDriver>(
+  make: (ctx: DriverContext) => D,
+  opts: HarnessOptions = {},
+) {
+  const events: AgentEvent[] = [];
+  const written: JsonObject[] = [];
+  const recordedAt: number[] = [];
+  let inputClosed = false;
+  let kills = 0;
+  const turns = new TurnEngine({
+    emit: (e) => events.push(e),
+    timeoutMs: opts.turnTimeoutMs ?? 0,
+    kill: () => {
+      kills++;
+    },
+    ...(opts.interruptWaitMs !== undefined ? { interruptWaitMs: opts.interruptWaitMs } : {}),
+  });
+  const options = opts.options ?? {};
+  const ctx: DriverContext = {
+    spec: {
+      projectId: 'p',
+      sessionId: 's',
+      repoPath: opts.repoPath ?? '/repo',
+      options,
+      spawned: () => {},
+      emit: () => {},
+      signal: new AbortController().signal,
+    } satisfies SessionSpec,
+    options,
+    permissions: opts.permissions ?? 'deny',
+    turns,
+    emit: (e) => events.push(e),
+    writeJson: (m) => {
+      if (inputClosed) throw new InputClosedError();
+      written.push(m);
+    },
+  };
+  const driver = make(ctx);
+  turns.attach(driver);
+  return {
+    driver,
+    turns,
+    events,
+    written,
+    recordedAt,
+    /** SendInput as the core does it. */
+    send: (text: string) => turns.send(text, () => recordedAt.push(events.length)),
+    interrupt: () => turns.interrupt(),
+    /** Feeds messages as the agent's stdout would. */
+    feed: (...msgs: unknown[]) => {
+      for (const m of msgs)
+        driver.onMessage(typeof m === 'string' ? JSON.parse(m) : (m as JsonObject));
+    },
+    last: () =>
+      written.at(-1) as JsonObject & { id?: number; method?: string; params?: JsonObject },
+    closeInput: () => {
+      inputClosed = true;
+    },
+    /** The agent exited: what the provider does on exit. */
+    exit: () => {
+      turns.close();
+      driver.onExit?.({ exitCode: 0, signal: null });
+    },
+    kills: () => kills,
+  };
+}

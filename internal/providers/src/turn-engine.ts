@@ -1,0 +1,308 @@
+import type { AgentEvent, EventData } from './events.js';
+import { InputClosedError } from './supervised-process.js';
+
+/** How long an interrupt waits for the agent to end the turn, by default. */
+export const INTERRUPT_WAIT_MS = 5_000;
+
+/** What the protocol driver does for the engine. */
+export interface TurnProtocol {
+  /**
+   * Writes the input that starts `turn`. Throws when the agent no longer
+   * reads. Calls `announce` once it knows the turn's id (at once, or when
+   * the agent names it) and `begun` once an interrupt can reach the turn.
+   */
+  startTurn(text: string, turn: Turn): void;
+  /** Asks the agent to cancel `turn`, which it has begun. Rejects when the agent refuses. */
+  cancelTurn(turn: Turn): Promise<void>;
+}
+
+export interface TurnEngineOptions {
+  emit(event: AgentEvent): void;
+  /** A turn running longer than this is interrupted (and `kill` called if that fails); 0 = never. */
+  timeoutMs: number;
+  /** Ends the agent when a timed-out turn cannot be interrupted. */
+  kill(): void;
+  interruptWaitMs?: number;
+}
+
+/** How a turn ended, as the driver reports it. */
+export interface TurnEnd {
+  /** TURN_COMPLETED's text: the agent's status or stop reason. */
+  text: string;
+  /** The agent says the turn was cancelled; it counts only if we asked for that. */
+  cancelled: boolean;
+  error?: string;
+  data: EventData;
+}
+
+/** One turn of a session, as drivers see it. */
+export interface Turn {
+  /** Its number in the session, from 1. */
+  readonly n: number;
+  /** "turn-<n>" until the agent names the turn with its own id. */
+  readonly id: string;
+  /** Started from the queue, after the turn before it ended. */
+  readonly queued: boolean;
+  /** An interrupt was asked for (InterruptTurn or the turn timeout) and not withdrawn. */
+  readonly interruptRequested: boolean;
+  /** TURN_STARTED has been emitted (or is held until the input is recorded). */
+  readonly announced: boolean;
+}
+
+/** The engine's own record of a turn. */
+class TurnState implements Turn {
+  id: string;
+  interruptRequested = false;
+  /** The agent has begun the turn, so a cancel reaches it. */
+  begun = false;
+  announced = false;
+  ended = false;
+  /** TURN_STARTED's data while it waits for the input that starts the turn to be recorded. */
+  held: EventData | undefined;
+  /** Resolves with `interrupted` once the turn has ended (false when the agent died). */
+  readonly done: Promise<boolean>;
+  finish!: (interrupted: boolean) => void;
+  /** The interrupt under way, shared by concurrent callers. */
+  interrupting: Promise<{ interrupted: boolean; turnId: string }> | undefined;
+  /** Ends the interrupt's wait early: the agent refused the cancel while the turn runs. */
+  refused: (() => void) | undefined;
+  timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly n: number,
+    readonly queued: boolean,
+  ) {
+    this.id = `turn-${n}`;
+    this.done = new Promise((resolve) => {
+      this.finish = resolve;
+    });
+  }
+}
+
+/** Turns only come from the engine, so the view a driver holds is always a TurnState. */
+const state = (turn: Turn): TurnState => turn as TurnState;
+
+/**
+ * The turn logic every structured adapter shares. Inputs that arrive while
+ * a turn runs are queued, and each starts its own turn when the previous
+ * one ends (agents would otherwise merge them, blurring whose events are
+ * whose). A failed write refuses a direct input synchronously, before the
+ * caller records it. TURN_STARTED always follows the input's record. An
+ * interrupt that comes before the agent has begun the turn is held and
+ * delivered when it begins, and an interrupt counts only when the turn
+ * ended because of it, so InterruptTurn's answer and TURN_COMPLETED agree.
+ * Every turn has a deadline: a CLI that retries forever becomes an
+ * AGENT_ERROR and an interrupt, then a kill, never a hang.
+ */
+export class TurnEngine {
+  private count = 0;
+  private running: TurnState | undefined;
+  /** True while the protocol writes a direct input, before the caller has recorded it. */
+  private starting = false;
+  private readonly queue: string[] = [];
+  private closed = false;
+  private protocol: TurnProtocol | undefined;
+
+  constructor(private readonly opts: TurnEngineOptions) {}
+
+  /** Connects the driver (which needs the engine to be built first). */
+  attach(protocol: TurnProtocol): void {
+    this.protocol = protocol;
+  }
+
+  /** The running turn, if any. */
+  get current(): Turn | undefined {
+    return this.running;
+  }
+
+  /**
+   * Delivers an input: starts a turn, or queues the input while one runs.
+   * `recorded` is called once the input is accepted and before the turn is
+   * announced; a failed write throws InputClosedError instead.
+   */
+  send(text: string, recorded: () => void): void {
+    if (this.closed) throw new InputClosedError();
+    if (this.running) {
+      this.queue.push(text);
+      recorded();
+      return;
+    }
+    this.start(text, recorded);
+  }
+
+  /**
+   * Interrupts the running turn. Resolves once it ended (`interrupted`: it
+   * ended because of this), once the agent refused, or after the wait.
+   */
+  interrupt(): Promise<{ interrupted: boolean; turnId: string }> {
+    const turn = this.running;
+    if (!turn) return Promise.resolve({ interrupted: false, turnId: '' });
+    turn.interrupting ??= this.deliverInterrupt(turn);
+    return turn.interrupting;
+  }
+
+  /** The driver knows the turn's id (`agentTurnId` when the agent named it): emits TURN_STARTED. */
+  announce(view: Turn, data: EventData = {}, agentTurnId?: string): void {
+    const turn = state(view);
+    if (turn.announced || turn.ended) return;
+    if (agentTurnId) turn.id = agentTurnId;
+    turn.announced = true;
+    turn.held = turn.queued ? { ...data, queued: true } : data;
+    if (this.running === turn && this.starting) return; // emitted once the input is recorded
+    this.emitStarted(turn);
+  }
+
+  /** The agent has begun `turn`: a held interrupt goes out now. */
+  begun(view: Turn): void {
+    const turn = state(view);
+    if (turn.begun || turn.ended) return;
+    turn.begun = true;
+    if (turn.interruptRequested) this.cancel(turn);
+  }
+
+  /** The turn ended: emits TURN_COMPLETED and starts the next queued input. */
+  complete(view: Turn, end: TurnEnd): void {
+    const turn = state(view);
+    if (turn.ended) return;
+    // Agents that name the turn late may end it before; its TURN_STARTED still comes first.
+    this.announce(turn);
+    const interrupted = end.cancelled && turn.interruptRequested;
+    this.opts.emit({
+      type: 'TURN_COMPLETED',
+      stream: 'system',
+      text: end.text,
+      done: true,
+      turnId: turn.id,
+      ...(end.error ? { error: end.error } : {}),
+      data: { ...end.data, interrupted },
+    });
+    this.end(turn, interrupted);
+    this.next();
+  }
+
+  /** The agent refused to start `turn`, so it never ran: reported, then the next input goes on. */
+  abandon(view: Turn, event: AgentEvent): void {
+    const turn = state(view);
+    if (turn.ended) return;
+    this.end(turn, false);
+    if (this.closed) return;
+    this.opts.emit(event);
+    this.next();
+  }
+
+  /** The agent is gone: nothing more starts, the running turn ends without TURN_COMPLETED. */
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    if (this.running) this.end(this.running, false);
+  }
+
+  private start(text: string, recorded?: () => void): void {
+    const turn = new TurnState(++this.count, recorded === undefined);
+    this.running = turn;
+    this.starting = true;
+    try {
+      this.protocol?.startTurn(text, turn);
+    } catch (err) {
+      this.running = undefined;
+      this.starting = false;
+      throw err instanceof InputClosedError ? err : new InputClosedError();
+    }
+    recorded?.();
+    this.starting = false;
+    if (turn.held) this.emitStarted(turn);
+    this.armTimeout(turn);
+  }
+
+  private emitStarted(turn: TurnState): void {
+    const data = turn.held ?? {};
+    turn.held = undefined;
+    this.opts.emit({
+      type: 'TURN_STARTED',
+      stream: 'system',
+      text: '',
+      turnId: turn.id,
+      ...(Object.keys(data).length > 0 ? { data } : {}),
+    });
+  }
+
+  private next(): void {
+    const text = this.queue.shift();
+    if (text === undefined || this.closed) return;
+    try {
+      this.start(text);
+    } catch (err) {
+      this.queue.length = 0;
+      this.opts.emit({
+        type: 'AGENT_ERROR',
+        stream: 'system',
+        text: `a queued input could not be delivered: ${(err as Error).message}`,
+        error: (err as Error).message,
+        data: { reason: 'input_closed' },
+      });
+    }
+  }
+
+  private end(turn: TurnState, interrupted: boolean): void {
+    turn.ended = true;
+    if (turn.timer) clearTimeout(turn.timer);
+    if (this.running === turn) this.running = undefined;
+    turn.finish(interrupted);
+  }
+
+  private async deliverInterrupt(turn: TurnState) {
+    turn.interruptRequested = true;
+    let refused!: () => void;
+    const refusal = new Promise<'refused'>((resolve) => {
+      refused = () => resolve('refused');
+    });
+    turn.refused = refused;
+    if (turn.begun) this.cancel(turn);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<'waited'>((resolve) => {
+      timer = setTimeout(() => resolve('waited'), this.opts.interruptWaitMs ?? INTERRUPT_WAIT_MS);
+    });
+    const outcome = await Promise.race([turn.done, refusal, waited]);
+    clearTimeout(timer);
+    turn.interrupting = undefined;
+    if (typeof outcome === 'boolean') return { interrupted: outcome, turnId: turn.id };
+    // Not delivered yet, or refused: withdrawn, so the turn's end cannot claim it.
+    if (!turn.begun || outcome === 'refused') turn.interruptRequested = false;
+    return { interrupted: false, turnId: turn.id };
+  }
+
+  private cancel(turn: TurnState): void {
+    let cancelling: Promise<void>;
+    try {
+      cancelling = this.protocol?.cancelTurn(turn) ?? Promise.resolve();
+    } catch (err) {
+      cancelling = Promise.reject(err);
+    }
+    cancelling.catch(() => {
+      // Refused because the turn just ended: its end says how. Refused while it runs: not interrupted.
+      if (!turn.ended) turn.refused?.();
+    });
+  }
+
+  /** The turn ran past its deadline: report it, interrupt it, and kill the agent if that fails. */
+  private armTimeout(turn: TurnState): void {
+    const ms = this.opts.timeoutMs;
+    if (ms <= 0) return;
+    turn.timer = setTimeout(() => {
+      if (turn.ended) return;
+      this.opts.emit({
+        type: 'AGENT_ERROR',
+        stream: 'system',
+        text: `turn ${turn.id} exceeded the turn timeout (${Math.round(ms / 1000)}s); interrupting it`,
+        error: 'turn timeout',
+        turnId: turn.id,
+        data: { reason: 'turn_timeout', timeout_ms: ms },
+      });
+      this.interrupt().then(({ interrupted }) => {
+        // A turn that completed while the interrupt was on its way needs no kill.
+        if (!interrupted && !turn.ended) this.opts.kill();
+      });
+    }, ms);
+    turn.timer.unref();
+  }
+}
