@@ -1,29 +1,21 @@
 /**
- * Catalogue J11: a project only ever sees its own sessions. Another
+ * A project only ever sees its own sessions. Another
  * project's session answers NOT_FOUND exactly like a session that does not
  * exist, and a foreign call changes nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { type BridgeServiceClient, EventType, SessionStatus } from '@agent-bridge/proto';
 import type { Metadata } from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, call, collect, mintToken, status, streamEvents } from '../harness/index.js';
-import {
-  expectUnchanged,
-  outcome,
-  type Rejection,
-  setupWorld,
-  snapshot,
-  type World,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, collect, status, streamEvents } from '../harness/index.js';
+import { expectUnchanged, outcome, type Rejection, snapshot, useWorld } from './helpers.js';
 
-let w: World; // project alpha, w.ref is alpha's session
+const w = useWorld({ project: 'alpha' }); // w.ref is alpha's session
 let mdB: Metadata;
 let betaSession: string;
 
 beforeAll(async () => {
-  w = await setupWorld({ project: 'alpha' });
-  mdB = bearer(await mintToken({ privatePem: w.pki.issuers.control.privatePem, project: 'beta' }));
+  mdB = await w.bearerFor('beta');
   betaSession = randomUUID();
   await call(
     w.client,
@@ -37,10 +29,6 @@ beforeAll(async () => {
     },
     mdB,
   );
-});
-
-afterAll(async () => {
-  await w?.close();
 });
 
 function streamOutcome(
