@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type BridgeServiceClient, EventType, SessionStatus } from '@agent-bridge/proto';
 import type { Metadata } from '@grpc/grpc-js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, collect, status, streamEvents } from '../harness/index.js';
+import { call, collect, STREAM_WAIT_MS, status, streamEvents, within } from '../harness/index.js';
 import { expectUnchanged, outcome, type Rejection, snapshot, useWorld } from './helpers.js';
 
 const w = useWorld({ project: 'alpha' }); // w.ref is alpha's session
@@ -34,16 +34,20 @@ beforeAll(async () => {
 function streamOutcome(
   stream: NodeJS.EventEmitter & { cancel(): void },
 ): Promise<Rejection & { events: number }> {
-  return new Promise((resolve) => {
-    let events = 0;
-    stream.on('data', () => {
-      events++;
-    });
-    stream.on('error', (e: { code: number; details: string; message: string }) =>
-      resolve({ code: e.code, details: e.details, message: e.message, events }),
-    );
-    stream.on('end', () => resolve({ code: 'ok', details: '', message: '', events }));
-  });
+  return within(
+    'the stream to end',
+    new Promise((resolve) => {
+      let events = 0;
+      stream.on('data', () => {
+        events++;
+      });
+      stream.on('error', (e: { code: number; details: string; message: string }) =>
+        resolve({ code: e.code, details: e.details, message: e.message, events }),
+      );
+      stream.on('end', () => resolve({ code: 'ok', details: '', message: '', events }));
+    }),
+    STREAM_WAIT_MS,
+  );
 }
 
 type Rpc = [string, (c: BridgeServiceClient, id: string, md: Metadata) => Promise<Rejection>];

@@ -15,9 +15,11 @@ import {
   collect,
   connect,
   mintToken,
+  STREAM_WAIT_MS,
   status,
   streamEvents,
   waitFor,
+  within,
 } from '../harness/index.js';
 import { algNone, claims, foreignAlg, hs256, nowSec, signEdDSA, without } from './forge.js';
 import { expectNoSecret, expectUnchanged, outcome, snapshot, useWorld } from './helpers.js';
@@ -315,11 +317,15 @@ describe('every RPC requires a bearer token', () => {
           ? streamEvents(w.client, { sessionId: w.ref }, md)
           : w.client.streamEventBatches({ sessionId: w.ref, subscriberId: '' }, md);
       const events: unknown[] = [];
-      const error = await new Promise<{ code: number; details: string } | undefined>((resolve) => {
-        stream.on('data', (e: unknown) => events.push(e));
-        stream.on('error', (e: { code: number; details: string }) => resolve(e));
-        stream.on('end', () => resolve(undefined));
-      });
+      const error = await within(
+        `the ${name} call to end`,
+        new Promise<{ code: number; details: string } | undefined>((resolve) => {
+          stream.on('data', (e: unknown) => events.push(e));
+          stream.on('error', (e: { code: number; details: string }) => resolve(e));
+          stream.on('end', () => resolve(undefined));
+        }),
+        STREAM_WAIT_MS,
+      );
       expect(events).toEqual([]);
       expect(error?.code).toBe(status.UNAUTHENTICATED);
       expectNoSecret(error?.details ?? '', [token]);
