@@ -57,7 +57,14 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   const client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
   const mint = (o: Partial<TokenOptions> = {}) =>
     mintToken({ privatePem: pki.issuers.control.privatePem, project, ...o });
-  const token = await mint();
+  let token: string;
+  try {
+    token = await mint();
+  } catch (err) {
+    client.close();
+    await daemon.stop();
+    throw err;
+  }
   const md = bearer(token);
   return {
     pki,
