@@ -5,23 +5,16 @@
 //       single-event stream and batched stream, vs. raw pipe ingest and a
 //       bare grpc-js mTLS stream of the same messages.
 //   B5  replay of a full ring (after_seq = 0) vs. the bare grpc-js stream.
+//   M1  the daemon's resident memory growth during a flood with a reader
+//       that never reads, vs. the same flood with no reader.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { issueCert } from '@agent-bridge/pki';
 import { EventType, type SessionEvent, type SessionEventBatch } from '@agent-bridge/proto';
-import {
-  bearer,
-  call,
-  connect,
-  createTestPki,
-  FAKE_AGENT,
-  mintToken,
-  REPO_ROOT,
-  startDaemon,
-  waitFor,
-} from '@agent-bridge/tests/harness';
+import { call, FAKE_AGENT, REPO_ROOT, startBridge, waitFor } from '@agent-bridge/tests/harness';
+import { floodRssGrowthKiB } from './memory.js';
 import { bareGrpcEventsPerSecond, pipeLinesPerSecond } from './reference.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 200_000);
@@ -31,15 +24,8 @@ const RING = 10_000;
 const CAPACITY = Math.max(N, RING) + 64;
 
 async function main() {
-  const pki = await createTestPki();
-  const server = await issueCert({
-    type: 'server',
-    cn: 'localhost',
-    sans: ['localhost', '127.0.0.1'],
-    ca: pki.ca,
-  });
-  const daemon = await startDaemon({
-    pki,
+  const bridge = await startBridge({
+    project: 'bench',
     config: {
       sessions: {
         event_buffer_size: CAPACITY,
@@ -52,10 +38,13 @@ async function main() {
       ring: ['lines', String(RING), String(WIDTH)],
     },
   });
-  const client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
-  const md = bearer(
-    await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'bench', ttl: 300 }),
-  );
+  const { pki, daemon, client, md } = bridge;
+  const server = await issueCert({
+    type: 'server',
+    cn: 'localhost',
+    sans: ['localhost', '127.0.0.1'],
+    ca: pki.ca,
+  });
   const rows: { name: string; value: number; unit: string; ref?: string; ratio?: number }[] = [];
 
   const start = async (provider: string) => {
@@ -142,6 +131,7 @@ async function main() {
   // B5: replay of a full ring.
   const ringId = await start('ring');
   await waitFor(
+    `the ring session's ${RING} lines`,
     async () =>
       Number((await call(client, (c) => c.getSession, { sessionId: ringId }, md)).lastSeq) >=
       RING + 2,
@@ -164,8 +154,20 @@ async function main() {
     });
   }
 
-  client.close();
-  await daemon.stop();
+  await bridge.close();
+
+  // M1: memory. A reader that never reads must not make the daemon hold the
+  // flood for it: compare with the same flood and no reader at all.
+  const idle = await floodRssGrowthKiB(N, WIDTH, false);
+  rows.push({ name: `M1 daemon RSS growth, ${N}-line flood, no reader`, value: idle, unit: 'KiB' });
+  const stalled = await floodRssGrowthKiB(N, WIDTH, true);
+  rows.push({
+    name: `M1 daemon RSS growth, ${N}-line flood, stalled reader`,
+    value: stalled,
+    unit: 'KiB',
+    ref: 'no reader',
+    ratio: idle > 0 ? stalled / idle : undefined,
+  });
 
   const env = `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, ${N} events of ${WIDTH} B`;
   const lines = [`agent-bridge bench (${new Date().toISOString()}; ${env})`, ''];

@@ -1,74 +1,35 @@
-import { randomUUID } from 'node:crypto';
-import { type BridgeServiceClient, EventType } from '@agent-bridge/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bearer,
-  call,
-  collect,
-  connect,
-  createTestPki,
-  mintToken,
-  startDaemon,
-  status,
-  streamEvents,
-  type TestDaemon,
-  type TestPki,
-  waitFor,
-} from '../harness/index.js';
+import { EventType } from '@agent-bridge/proto';
+import { describe, expect, it } from 'vitest';
+import { collect, status, useDaemon, waitFor } from '../harness/index.js';
 
 // Keys not covered elsewhere: sessions.event_buffer_bytes, sessions.max_subscribers,
 // providers.<id>.env, logging.level and logging.redact_patterns.
-let pki: TestPki;
-let daemon: TestDaemon;
-let client: BridgeServiceClient;
-let md: ReturnType<typeof bearer>;
-let token: string;
-
-beforeAll(async () => {
-  pki = await createTestPki();
-  daemon = await startDaemon({
-    pki,
-    config: {
-      sessions: { event_buffer_size: 100_000, event_buffer_bytes: '64KiB', max_subscribers: 2 },
-      providers: { envcheck: { env: { AGENT_API_BASE: 'http://127.0.0.1:1/v1' } } },
-      logging: { level: 'debug', redact_patterns: ['(?i)customer-id=\\S+'] },
-    },
-    fakeProviders: {
-      lines: ['lines', '300', '1000'],
-      envcheck: ['argv'],
-      secrets: ['secrets'],
-      echo: ['echo'],
-    },
-  });
-  client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
-  token = await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'alpha' });
-  md = bearer(token);
+const bridge = useDaemon({
+  config: {
+    sessions: { event_buffer_size: 100_000, event_buffer_bytes: '64KiB', max_subscribers: 2 },
+    providers: { envcheck: { env: { AGENT_API_BASE: 'http://127.0.0.1:1/v1' } } },
+    logging: { level: 'debug', redact_patterns: ['(?i)customer-id=\\S+'] },
+  },
+  fakeProviders: {
+    lines: ['lines', '300', '1000'],
+    envcheck: ['argv'],
+    secrets: ['secrets'],
+    echo: ['echo'],
+  },
 });
 
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-});
+const start = async (provider: string) => (await bridge.sessions().start(provider)).sessionId;
 
-async function start(provider: string): Promise<string> {
-  const sessionId = randomUUID();
-  await call(
-    client,
-    (c) => c.startSession,
-    { projectId: 'alpha', sessionId, repoPath: daemon.repo, provider, agentOpts: {} },
-    md,
-  );
-  return sessionId;
-}
+const get = (sessionId: string) => bridge.call((c) => c.getSession, { sessionId });
 
 describe('config keys change behaviour', () => {
   it('sessions.event_buffer_bytes bounds the ring by bytes, not only by count', async () => {
     const sessionId = await start('lines');
     await waitFor(
-      async () =>
-        Number((await call(client, (c) => c.getSession, { sessionId }, md)).lastSeq) >= 302,
+      'the 300 lines (seq 302)',
+      async () => Number((await get(sessionId)).lastSeq) >= 302,
     );
-    const s = await call(client, (c) => c.getSession, { sessionId }, md);
+    const s = await get(sessionId);
     const retained = Number(s.lastSeq) - Number(s.oldestSeq) + 1;
     // 300 lines of 1000 bytes fit the 100k-event count easily; only the 64 KiB byte bound evicts.
     expect(retained).toBeGreaterThan(40);
@@ -78,37 +39,31 @@ describe('config keys change behaviour', () => {
 
   it('sessions.max_subscribers bounds concurrent readers of a session', async () => {
     const sessionId = await start('echo');
-    const a = streamEvents(client, { sessionId }, md);
-    const b = streamEvents(client, { sessionId }, md);
+    const a = bridge.stream({ sessionId });
+    const b = bridge.stream({ sessionId });
     const ra = collect(a);
     const rb = collect(b);
-    await waitFor(
-      async () =>
-        (await call(client, (c) => c.getSession, { sessionId }, md)).subscriberCount === 2,
-    );
-    const third = await collect(streamEvents(client, { sessionId }, md));
+    await waitFor('two readers', async () => (await get(sessionId)).subscriberCount === 2);
+    const third = await collect(bridge.stream({ sessionId }));
     expect(third.error?.code).toBe(status.RESOURCE_EXHAUSTED);
     a.cancel();
     b.cancel();
     await Promise.all([ra, rb]);
-    await waitFor(
-      async () =>
-        (await call(client, (c) => c.getSession, { sessionId }, md)).subscriberCount === 0,
-    );
-    const fourth = await collect(streamEvents(client, { sessionId }, md), () => true);
+    await waitFor('no readers', async () => (await get(sessionId)).subscriberCount === 0);
+    const fourth = await collect(bridge.stream({ sessionId }), () => true);
     expect(fourth.error).toBeUndefined();
   });
 
   it('providers.<id>.env reaches the child explicitly; the daemon environment does not', async () => {
     const sessionId = await start('envcheck');
-    const { events } = await collect(streamEvents(client, { sessionId, afterSeq: 0n }, md), (e) =>
+    const { events } = await collect(bridge.stream({ sessionId, afterSeq: 0n }), (e) =>
       e.text.startsWith('{"cwd"'),
     );
     const { cwd, env } = JSON.parse(events.at(-1)!.text) as {
       cwd: string;
       env: Record<string, string>;
     };
-    expect(cwd).toBe(daemon.repo);
+    expect(cwd).toBe(bridge.daemon.repo);
     expect(env.AGENT_API_BASE).toBe('http://127.0.0.1:1/v1');
     expect(env.PATH).toBeTruthy();
     expect(env.BRIDGE_READY_FD).toBeUndefined();
@@ -119,13 +74,12 @@ describe('config keys change behaviour', () => {
 
   it('logging.redact_patterns and the built-in patterns redact events and logs', async () => {
     const sessionId = await start('secrets');
-    await call(
-      client,
-      (c) => c.sendInput,
-      { sessionId, text: 'customer-id=C-998877 please', idempotencyKey: '' },
-      md,
-    );
-    const { events } = await collect(streamEvents(client, { sessionId, afterSeq: 0n }, md), (e) =>
+    await bridge.call((c) => c.sendInput, {
+      sessionId,
+      text: 'customer-id=C-998877 please',
+      idempotencyKey: '',
+    });
+    const { events } = await collect(bridge.stream({ sessionId, afterSeq: 0n }), (e) =>
       e.text.startsWith('echo:'),
     );
     const text = events.map((e) => e.text).join('\n');
@@ -137,7 +91,7 @@ describe('config keys change behaviour', () => {
       '[REDACTED] please',
     );
     // logging.level debug logs each authenticated call; the token never appears.
-    expect(daemon.output()).toContain('call authenticated');
-    expect(daemon.output()).not.toContain(token);
+    expect(bridge.daemon.output()).toContain('call authenticated');
+    expect(bridge.daemon.output()).not.toContain(bridge.token);
   });
 });

@@ -1,81 +1,49 @@
 import { randomUUID } from 'node:crypto';
-import { type BridgeServiceClient, EventType, SessionStatus } from '@agent-bridge/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventType, SessionStatus } from '@agent-bridge/proto';
+import { describe, expect, it } from 'vitest';
 import {
-  bearer,
-  call,
   codeOf,
   collect,
-  connect,
-  createTestPki,
   descendants,
   groupMembers,
   isAlive,
-  mintToken,
-  startDaemon,
   status,
-  streamEvents,
-  type TestDaemon,
-  type TestPki,
+  useDaemon,
   waitFor,
 } from '../harness/index.js';
 
-let pki: TestPki;
-let daemon: TestDaemon;
-let client: BridgeServiceClient;
-let md: ReturnType<typeof bearer>;
-
-beforeAll(async () => {
-  pki = await createTestPki();
-  daemon = await startDaemon({
-    pki,
-    config: {
-      sessions: { stop_grace_period: '1s', max_per_project: 10, max_global: 10 },
-      providers: {
-        missing: { binary: '/nonexistent/agent-cli' },
-        slow: { binary: process.execPath, args: [], startup_timeout: '300ms' },
-        // A shell that really closes its stdin (exec 0<&-), then keeps running.
-        closed: {
-          binary: '/bin/sh',
-          args: ['-c', 'exec 0<&-; echo ready; exec sleep 1000'],
-          ready_pattern: '^ready$',
-        },
+const bridge = useDaemon({
+  config: {
+    sessions: { stop_grace_period: '1s', max_per_project: 10, max_global: 10 },
+    providers: {
+      missing: { binary: '/nonexistent/agent-cli' },
+      slow: { binary: process.execPath, args: [], startup_timeout: '300ms' },
+      // A shell that really closes its stdin (exec 0<&-), then keeps running.
+      closed: {
+        binary: '/bin/sh',
+        args: ['-c', 'exec 0<&-; echo ready; exec sleep 1000'],
+        ready_pattern: '^ready$',
       },
     },
-    fakeProviders: {
-      exit3: ['exit', '3'],
-      crash: ['crash-on-input'],
-      stubborn: ['ignore-term'],
-      orphaner: ['grandchild-exit'],
-      split: ['split'],
-      echo: ['echo'],
-      slow: ['slow-start', '10000'],
-    },
-  });
-  client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
-  md = bearer(
-    await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'alpha', ttl: 300 }),
-  );
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
+  },
+  fakeProviders: {
+    exit3: ['exit', '3'],
+    crash: ['crash-on-input'],
+    stubborn: ['ignore-term'],
+    orphaner: ['grandchild-exit'],
+    split: ['split'],
+    echo: ['echo'],
+    slow: ['slow-start', '10000'],
+  },
 });
 
 async function start(provider: string) {
-  const sessionId = randomUUID();
-  const res = await call(
-    client,
-    (c) => c.startSession,
-    { projectId: 'alpha', sessionId, repoPath: daemon.repo, provider, agentOpts: {} },
-    md,
-  );
+  const { sessionId, started: res } = await bridge.sessions().start(provider);
   return { sessionId, res };
 }
 
-const all = (sessionId: string) => collect(streamEvents(client, { sessionId, afterSeq: 0n }, md));
-const get = (sessionId: string) => call(client, (c) => c.getSession, { sessionId }, md);
+const all = (sessionId: string) => collect(bridge.stream({ sessionId, afterSeq: 0n }));
+const get = (sessionId: string) => bridge.call((c) => c.getSession, { sessionId });
 
 describe('child process faults', () => {
   it('a crash becomes SESSION_FAILED with the exit code and the tail of stderr', async () => {
@@ -94,7 +62,7 @@ describe('child process faults', () => {
       exitCode: 3,
       error: 'agent exited with code 3',
     });
-    expect(isAlive(daemon.pid)).toBe(true);
+    expect(isAlive(bridge.daemon.pid)).toBe(true);
   });
 
   it('a child killed mid-session fails with its signal; the daemon is unaffected', async () => {
@@ -107,12 +75,12 @@ describe('child process faults', () => {
       error: 'agent killed by SIGKILL',
     });
     expect((await get(sessionId)).exitSignal).toBe('SIGKILL');
-    expect(isAlive(daemon.pid)).toBe(true);
+    expect(isAlive(bridge.daemon.pid)).toBe(true);
   });
 
   it('a crash on input is reported after the input event', async () => {
     const { sessionId } = await start('crash');
-    await call(client, (c) => c.sendInput, { sessionId, text: 'boom', idempotencyKey: '' }, md);
+    await bridge.call((c) => c.sendInput, { sessionId, text: 'boom', idempotencyKey: '' });
     const { events } = await all(sessionId);
     expect(events.map((e) => e.type).slice(-2)).toEqual([
       EventType.EVENT_TYPE_STDERR,
@@ -124,11 +92,10 @@ describe('child process faults', () => {
   it('a child that ignores SIGTERM is killed at the grace bound, grandchild too', async () => {
     const { sessionId } = await start('stubborn');
     const { pid } = await get(sessionId);
-    await waitFor(() => groupMembers(pid).length >= 2);
-    expect(groupMembers(pid).length).toBeGreaterThanOrEqual(2);
-    const stopped = await call(client, (c) => c.stopSession, { sessionId, force: false }, md);
+    await waitFor('the agent and its grandchild in its group', () => groupMembers(pid).length >= 2);
+    const stopped = await bridge.call((c) => c.stopSession, { sessionId, force: false });
     expect(stopped.status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
-    expect(await waitFor(() => groupMembers(pid).length === 0, 3000)).toBe(true);
+    await waitFor(`process group ${pid} to be gone`, () => groupMembers(pid).length === 0, 3000);
     const { events } = await all(sessionId);
     expect(events.some((e) => e.text === 'ignoring SIGTERM')).toBe(true);
     expect(events.at(-1)?.data).toMatchObject({ reason: 'stop_requested', signal: 'SIGKILL' });
@@ -137,9 +104,16 @@ describe('child process faults', () => {
   it('force stop kills at once', async () => {
     const { sessionId } = await start('stubborn');
     const { pid } = await get(sessionId);
-    await call(client, (c) => c.stopSession, { sessionId, force: true }, md);
-    expect(groupMembers(pid)).toEqual([]);
-    expect((await all(sessionId)).events.at(-1)?.data).toMatchObject({ signal: 'SIGKILL' });
+    await waitFor('the agent and its grandchild in its group', () => groupMembers(pid).length >= 2);
+    await bridge.call((c) => c.stopSession, { sessionId, force: true });
+    // StopSession returns once the agent has exited; the SIGKILL to the rest
+    // of its group is sent but may not have been acted on yet.
+    expect(isAlive(pid)).toBe(false);
+    await waitFor(`process group ${pid} to be gone`, () => groupMembers(pid).length === 0, 3000);
+    const { events } = await all(sessionId);
+    expect(events.at(-1)?.data).toMatchObject({ signal: 'SIGKILL' });
+    // No SIGTERM first: the agent, which reports each SIGTERM, reported none.
+    expect(events.some((e) => e.text === 'ignoring SIGTERM')).toBe(false);
   });
 
   it('a grandchild left behind by an exiting agent is killed with its group', async () => {
@@ -148,7 +122,7 @@ describe('child process faults', () => {
     const grandchild = Number(/grandchild (\d+)/.exec(events.map((e) => e.text).join('\n'))?.[1]);
     expect(grandchild).toBeGreaterThan(1);
     expect(events.at(-1)?.type).toBe(EventType.EVENT_TYPE_SESSION_STOPPED);
-    expect(await waitFor(() => !isAlive(grandchild), 3000)).toBe(true);
+    await waitFor(`grandchild ${grandchild} to be killed`, () => !isAlive(grandchild), 3000);
   });
 
   it('splits output into lines exactly: joined writes, U+FFFD, 64 KiB pieces, final partial line', async () => {
@@ -168,30 +142,38 @@ describe('child process faults', () => {
     expect(events.at(-1)?.type).toBe(EventType.EVENT_TYPE_SESSION_STOPPED);
   });
 
-  it('input to an agent that closed its stdin is FAILED_PRECONDITION and nothing is recorded (EPIPE never reaches the daemon)', async () => {
+  it('input to an agent that closed its stdin: the write that finds it closed is accepted, every later input is FAILED_PRECONDITION and records nothing; the EPIPE never reaches the daemon', async () => {
     const { sessionId } = await start('closed');
+    // The shell closed its stdin before it printed "ready": the session runs
+    // with an input that nobody reads.
     const before = await get(sessionId);
-    for (let i = 0; i < 5; i++) {
-      const code = await codeOf(
-        call(
-          client,
-          (c) => c.sendInput,
-          { sessionId, text: 'x'.repeat(60_000), idempotencyKey: '' },
-          md,
-        ),
-      );
-      expect([status.FAILED_PRECONDITION, 'ok']).toContain(code);
+    expect(before.lastSeq).toBe(2n); // SESSION_STARTED, "ready"
+    const send = (text: string) =>
+      codeOf(bridge.call((c) => c.sendInput, { sessionId, text, idempotencyKey: '' }));
+    // The daemon does not read the agent's stdin, so only a write can find it
+    // closed: the first input is written, the write fails with EPIPE, and the
+    // input has already been accepted and recorded.
+    expect(await send('x'.repeat(60_000))).toBe('ok');
+    // From then on the daemon knows the input is closed: each input is
+    // refused before anything is recorded.
+    for (let i = 0; i < 4; i++) {
+      expect(await send('x'.repeat(60_000))).toBe(status.FAILED_PRECONDITION);
     }
-    await new Promise((r) => setTimeout(r, 200));
-    expect(
-      await codeOf(
-        call(client, (c) => c.sendInput, { sessionId, text: 'more', idempotencyKey: '' }, md),
-      ),
-    ).toBe(status.FAILED_PRECONDITION);
-    expect(isAlive(daemon.pid)).toBe(true);
-    expect((await get(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
-    expect(Number((await get(sessionId)).lastSeq)).toBeGreaterThanOrEqual(Number(before.lastSeq));
-    await call(client, (c) => c.stopSession, { sessionId, force: true }, md);
+    expect(await send('more')).toBe(status.FAILED_PRECONDITION);
+    expect(isAlive(bridge.daemon.pid)).toBe(true);
+    const after = await get(sessionId);
+    expect(after.status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+    expect(after.lastSeq).toBe(before.lastSeq + 1n);
+    const { events } = await collect(
+      bridge.stream({ sessionId, afterSeq: 0n }),
+      (_e, all) => all.length === Number(after.lastSeq),
+    );
+    expect(events.map((e) => [e.type, e.text])).toEqual([
+      [EventType.EVENT_TYPE_SESSION_STARTED, expect.any(String)],
+      [EventType.EVENT_TYPE_STDOUT, 'ready'],
+      [EventType.EVENT_TYPE_INPUT_RECEIVED, 'x'.repeat(60_000)],
+    ]);
+    await bridge.call((c) => c.stopSession, { sessionId, force: true });
   });
 
   it('input after the agent exited is FAILED_PRECONDITION', async () => {
@@ -199,30 +181,33 @@ describe('child process faults', () => {
     await all(sessionId);
     expect(
       await codeOf(
-        call(client, (c) => c.sendInput, { sessionId, text: 'late', idempotencyKey: '' }, md),
+        bridge.call((c) => c.sendInput, { sessionId, text: 'late', idempotencyKey: '' }),
       ),
     ).toBe(status.FAILED_PRECONDITION);
   });
 
   it('a missing binary is FAILED_PRECONDITION, shown in Health, and signals nothing to the daemon', async () => {
-    const before = descendants(daemon.pid).length;
+    const before = descendants(bridge.daemon.pid).length;
     const sessionId = randomUUID();
-    const err = await call(
-      client,
-      (c) => c.startSession,
-      { projectId: 'alpha', sessionId, repoPath: daemon.repo, provider: 'missing', agentOpts: {} },
-      md,
-    ).catch((e) => e);
+    const err = await bridge
+      .call((c) => c.startSession, {
+        projectId: 'alpha',
+        sessionId,
+        repoPath: bridge.daemon.repo,
+        provider: 'missing',
+        agentOpts: {},
+      })
+      .catch((e) => e);
     expect(err.code).toBe(status.FAILED_PRECONDITION);
     expect(err.details).toContain('/nonexistent/agent-cli');
     expect(await codeOf(get(sessionId))).toBe(status.NOT_FOUND);
-    const health = await call(client, (c) => c.health, {}, md);
+    const health = await bridge.call((c) => c.health, {});
     expect(health.providers.find((p) => p.provider === 'missing')).toMatchObject({
       available: false,
     });
     expect(health.status).toBe('serving');
-    expect(isAlive(daemon.pid)).toBe(true);
-    expect(descendants(daemon.pid).length).toBe(before);
+    expect(isAlive(bridge.daemon.pid)).toBe(true);
+    expect(descendants(bridge.daemon.pid).length).toBe(before);
   });
 
   it('startup_timeout fails a session whose agent never becomes ready, and kills it', async () => {
@@ -230,39 +215,36 @@ describe('child process faults', () => {
     expect(res.status).toBe(SessionStatus.SESSION_STATUS_FAILED);
     const s = await get(sessionId);
     expect(s.error).toMatch(/startup timeout|startup_timeout/);
-    expect(await waitFor(() => !isAlive(s.pid), 3000)).toBe(true);
+    await waitFor(`agent ${s.pid} to be killed`, () => !isAlive(s.pid), 3000);
     const { events } = await all(sessionId);
     expect(events.at(-1)?.type).toBe(EventType.EVENT_TYPE_SESSION_FAILED);
   });
 
   it('idempotency keys return the first seq and write nothing again', async () => {
     const { sessionId } = await start('echo');
-    const a = await call(
-      client,
-      (c) => c.sendInput,
-      { sessionId, text: 'once', idempotencyKey: 'k1' },
-      md,
-    );
-    const b = await call(
-      client,
-      (c) => c.sendInput,
-      { sessionId, text: 'once', idempotencyKey: 'k1' },
-      md,
-    );
+    const a = await bridge.call((c) => c.sendInput, {
+      sessionId,
+      text: 'once',
+      idempotencyKey: 'k1',
+    });
+    const b = await bridge.call((c) => c.sendInput, {
+      sessionId,
+      text: 'once',
+      idempotencyKey: 'k1',
+    });
     expect(b.seq).toBe(a.seq);
-    await waitFor(async () => (await all0(sessionId)).some((t) => t === 'echo: once'));
-    await new Promise((r) => setTimeout(r, 200));
-    const texts = await all0(sessionId);
+    // The echo agent answers in order: once the echo of a later input is in,
+    // a second write of "once" would have been echoed before it.
+    await bridge.call((c) => c.sendInput, { sessionId, text: 'marker', idempotencyKey: '' });
+    const { events } = await collect(
+      bridge.stream({ sessionId, afterSeq: 0n }),
+      (e) => e.text === 'echo: marker',
+    );
+    const texts = events.map((e) => e.text);
     expect(texts.filter((t) => t === 'echo: once')).toHaveLength(1);
-    await call(client, (c) => c.stopSession, { sessionId, force: true }, md);
+    expect(
+      events.filter((e) => e.type === EventType.EVENT_TYPE_INPUT_RECEIVED).map((e) => e.text),
+    ).toEqual(['once', 'marker']);
+    await bridge.call((c) => c.stopSession, { sessionId, force: true });
   });
 });
-
-async function all0(sessionId: string): Promise<string[]> {
-  const s = await get(sessionId);
-  const r = await collect(
-    streamEvents(client, { sessionId, afterSeq: 0n }, md),
-    (_e, evs) => evs.length >= Number(s.lastSeq),
-  );
-  return r.events.map((e) => e.text);
-}

@@ -1,82 +1,45 @@
 import { randomUUID } from 'node:crypto';
-import type { BridgeServiceClient } from '@agent-bridge/proto';
 import { EventType, SessionStatus } from '@agent-bridge/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bearer,
-  call,
-  codeOf,
-  collect,
-  connect,
-  createTestPki,
-  isAlive,
-  mintToken,
-  startDaemon,
-  status,
-  streamEvents,
-  type TestDaemon,
-  type TestPki,
-  waitFor,
-} from '../harness/index.js';
+import { describe, expect, it } from 'vitest';
+import { codeOf, collect, isAlive, status, useDaemon, waitFor, within } from '../harness/index.js';
 
-let pki: TestPki;
-let daemon: TestDaemon;
-let client: BridgeServiceClient;
-let md: ReturnType<typeof bearer>;
-
-beforeAll(async () => {
-  pki = await createTestPki();
-  daemon = await startDaemon({ pki });
-  client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
-  md = bearer(await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'alpha' }));
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-});
+const bridge = useDaemon();
 
 describe('session lifecycle through every RPC (mock agent, real mTLS + JWT)', () => {
   it('starts, takes input, streams, lists, acks and stops a session', async () => {
     const sessionId = randomUUID();
-    const started = await call(
-      client,
-      (c) => c.startSession,
-      {
-        projectId: 'alpha',
-        sessionId,
-        repoPath: daemon.repo,
-        provider: 'mock',
-        agentOpts: {},
-      },
-      md,
-    );
+    const started = await bridge.call((c) => c.startSession, {
+      projectId: 'alpha',
+      sessionId,
+      repoPath: bridge.daemon.repo,
+      provider: 'mock',
+      agentOpts: {},
+    });
     expect(started.sessionId).toBe(sessionId);
     expect(started.status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
     expect(started.createdAt).toBeInstanceOf(Date);
 
-    const got = await call(client, (c) => c.getSession, { sessionId }, md);
+    const got = await bridge.call((c) => c.getSession, { sessionId });
     expect(got).toMatchObject({
       sessionId,
       projectId: 'alpha',
       provider: 'mock',
       status: SessionStatus.SESSION_STATUS_RUNNING,
-      repoPath: daemon.repo,
+      repoPath: bridge.daemon.repo,
     });
     expect(got.pid).toBeGreaterThan(1);
     expect(isAlive(got.pid)).toBe(true);
 
     // A live reader first, so it sees replay and then the live tail.
     const live = collect(
-      streamEvents(client, { sessionId, afterSeq: 0n }, md),
+      bridge.stream({ sessionId, afterSeq: 0n }),
       (e) => e.type === EventType.EVENT_TYPE_TURN_COMPLETED,
     );
-    const sent = await call(
-      client,
-      (c) => c.sendInput,
-      { sessionId, text: 'hello bridge', idempotencyKey: '' },
-      md,
-    );
+    const sent = await bridge.call((c) => c.sendInput, {
+      sessionId,
+      text: 'hello bridge',
+      idempotencyKey: '',
+    });
     expect(sent.accepted).toBe(true);
     const { events } = await live;
     const seqs = events.map((e) => Number(e.seq));
@@ -104,81 +67,81 @@ describe('session lifecycle through every RPC (mock agent, real mTLS + JWT)', ()
       expect(e.timestamp).toBeInstanceOf(Date);
     }
 
-    const list = await call(
-      client,
-      (c) => c.listSessions,
-      { projectId: '', statuses: [], pageSize: 0, pageToken: '' },
-      md,
-    );
+    const list = await bridge.call((c) => c.listSessions, {
+      projectId: '',
+      statuses: [],
+      pageSize: 0,
+      pageToken: '',
+    });
     expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
 
-    const acked = await call(
-      client,
-      (c) => c.ackEvents,
-      { sessionId, subscriberId: 'cp-1', ackSeq: sent.seq },
-      md,
-    );
+    const acked = await bridge.call((c) => c.ackEvents, {
+      sessionId,
+      subscriberId: 'cp-1',
+      ackSeq: sent.seq,
+    });
     expect(acked.ackSeq).toBe(sent.seq);
 
-    const health = await call(client, (c) => c.health, {}, md);
+    const health = await bridge.call((c) => c.health, {});
     expect(health.status).toBe('serving');
     expect(health.activeSessions).toBeGreaterThanOrEqual(1);
     expect(health.serverInstanceId).toMatch(/^[0-9a-f-]{36}$/);
     expect(health.providers.find((p) => p.provider === 'mock')?.available).toBe(true);
 
-    const providers = await call(client, (c) => c.listProviders, {}, md);
+    const providers = await bridge.call((c) => c.listProviders, {});
     expect(providers.providers.find((p) => p.id === 'mock')).toMatchObject({
       available: true,
       capabilities: { structuredEvents: true, multiTurn: true, interrupt: true },
     });
 
     // Between turns there is nothing to interrupt; the session stays as it was.
-    expect(await call(client, (c) => c.interruptTurn, { sessionId }, md)).toMatchObject({
+    expect(await bridge.call((c) => c.interruptTurn, { sessionId })).toMatchObject({
       interrupted: false,
       turnId: '',
     });
 
-    const stopped = await call(client, (c) => c.stopSession, { sessionId, force: false }, md);
+    const stopped = await bridge.call((c) => c.stopSession, { sessionId, force: false });
     expect(stopped.status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
-    expect(await waitFor(() => !isAlive(got.pid))).toBe(true);
+    await waitFor(`agent ${got.pid} to exit`, () => !isAlive(got.pid));
 
     // The stopped session stays readable, and its stream completes after the terminal event.
-    const after = await collect(streamEvents(client, { sessionId, afterSeq: 0n }, md));
+    const after = await collect(bridge.stream({ sessionId, afterSeq: 0n }));
     expect(after.error).toBeUndefined();
     const last = after.events.at(-1)!;
     expect(last.type).toBe(EventType.EVENT_TYPE_SESSION_STOPPED);
     expect(last.done).toBe(true);
     expect(last.data).toMatchObject({ reason: 'stop_requested' });
-    const final = await call(client, (c) => c.getSession, { sessionId }, md);
+    const final = await bridge.call((c) => c.getSession, { sessionId });
     expect(final.status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
     expect(final.stoppedAt).toBeInstanceOf(Date);
     expect(final.lastSeq).toBe(last.seq);
 
     // Stopping again is not an error.
-    const again = await call(client, (c) => c.stopSession, { sessionId, force: false }, md);
+    const again = await bridge.call((c) => c.stopSession, { sessionId, force: false });
     expect(again.status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
   });
 
   it('batches carry the same events as single-event streams', async () => {
-    const sessionId = randomUUID();
-    await call(
-      client,
-      (c) => c.startSession,
-      { projectId: 'alpha', sessionId, repoPath: daemon.repo, provider: 'mock', agentOpts: {} },
-      md,
+    const { sessionId } = await bridge.sessions().start('mock');
+    await bridge.call((c) => c.sendInput, { sessionId, text: 'batch me', idempotencyKey: '' });
+    await bridge.call((c) => c.stopSession, { sessionId, force: false });
+    const single = await collect(bridge.stream({ sessionId, afterSeq: 0n }));
+    const batches = await within(
+      'the StreamEventBatches call to end',
+      new Promise<number[]>((resolve, reject) => {
+        const seqs: number[] = [];
+        const s = bridge.client.streamEventBatches(
+          { sessionId, afterSeq: 0n, subscriberId: '' },
+          bridge.md,
+        );
+        s.on('data', (b: { events: { seq: bigint }[] }) =>
+          seqs.push(...b.events.map((e) => Number(e.seq))),
+        );
+        s.on('end', () => resolve(seqs));
+        s.on('error', reject);
+      }),
+      20_000,
     );
-    await call(client, (c) => c.sendInput, { sessionId, text: 'batch me', idempotencyKey: '' }, md);
-    await call(client, (c) => c.stopSession, { sessionId, force: false }, md);
-    const single = await collect(streamEvents(client, { sessionId, afterSeq: 0n }, md));
-    const batches = await new Promise<number[]>((resolve, reject) => {
-      const seqs: number[] = [];
-      const s = client.streamEventBatches({ sessionId, afterSeq: 0n, subscriberId: '' }, md);
-      s.on('data', (b: { events: { seq: bigint }[] }) =>
-        seqs.push(...b.events.map((e) => Number(e.seq))),
-      );
-      s.on('end', () => resolve(seqs));
-      s.on('error', reject);
-    });
     expect(batches).toEqual(single.events.map((e) => Number(e.seq)));
   });
 
@@ -186,32 +149,30 @@ describe('session lifecycle through every RPC (mock agent, real mTLS + JWT)', ()
     const req = {
       projectId: 'alpha',
       sessionId: randomUUID(),
-      repoPath: daemon.repo,
+      repoPath: bridge.daemon.repo,
       provider: 'mock',
       agentOpts: {},
     };
     const [a, b] = await Promise.all([
-      call(client, (c) => c.startSession, req, md),
-      call(client, (c) => c.startSession, req, md),
+      bridge.call((c) => c.startSession, req),
+      bridge.call((c) => c.startSession, req),
     ]);
     expect(a.createdAt).toEqual(b.createdAt);
-    const s = await call(client, (c) => c.getSession, { sessionId: req.sessionId }, md);
-    const list = await call(
-      client,
-      (c) => c.listSessions,
-      { projectId: 'alpha', statuses: [], pageSize: 1000, pageToken: '' },
-      md,
-    );
+    const s = await bridge.call((c) => c.getSession, { sessionId: req.sessionId });
+    const list = await bridge.call((c) => c.listSessions, {
+      projectId: 'alpha',
+      statuses: [],
+      pageSize: 1000,
+      pageToken: '',
+    });
     expect(list.sessions.filter((x) => x.sessionId === req.sessionId)).toHaveLength(1);
     expect(
-      await codeOf(call(client, (c) => c.startSession, { ...req, agentOpts: { model: 'x' } }, md)),
+      await codeOf(bridge.call((c) => c.startSession, { ...req, agentOpts: { model: 'x' } })),
     ).toBe(status.ALREADY_EXISTS);
-    expect(
-      await codeOf(call(client, (c) => c.startSession, { ...req, provider: 'other' }, md)),
-    ).toBe(status.ALREADY_EXISTS);
-    expect((await call(client, (c) => c.getSession, { sessionId: req.sessionId }, md)).pid).toBe(
-      s.pid,
+    expect(await codeOf(bridge.call((c) => c.startSession, { ...req, provider: 'other' }))).toBe(
+      status.ALREADY_EXISTS,
     );
-    await call(client, (c) => c.stopSession, { sessionId: req.sessionId, force: true }, md);
+    expect((await bridge.call((c) => c.getSession, { sessionId: req.sessionId })).pid).toBe(s.pid);
+    await bridge.call((c) => c.stopSession, { sessionId: req.sessionId, force: true });
   });
 });

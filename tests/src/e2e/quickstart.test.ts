@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bearer, call, connect, REPO_ROOT } from '../harness/index.js';
+import { bearer, call, captureOutput, connect, REPO_ROOT, within } from '../harness/index.js';
 
 // The README's path: `bridge dev` creates a dev PKI and config, and a token
 // minted with `bridge-ca jwt-mint` as printed is accepted.
@@ -17,35 +18,28 @@ const tsx = (entry: string) => [
   join(REPO_ROOT, entry),
 ];
 
+/** `bridge dev` on an ephemeral port, in `dir`. */
+const bridgeDev = () =>
+  spawn(
+    process.execPath,
+    [...tsx('cmd/bridge/src/main.ts'), 'dev', '--dir', dir, '--listen', '127.0.0.1:0'],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, BRIDGE_READY_FD: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+
 describe('dev quick start', () => {
   it('creates the dev PKI once, serves the mock agent, and accepts a bridge-ca jwt-mint token', async () => {
-    const proc = spawn(
-      process.execPath,
-      [...tsx('cmd/bridge/src/main.ts'), 'dev', '--dir', dir, '--listen', '127.0.0.1:0'],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, BRIDGE_READY_FD: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-    });
-    proc.stderr.on('data', (d) => {
-      out += d;
-    });
-    const port = await new Promise<number>((resolve, reject) => {
-      const t = setInterval(() => {
-        const m = /BRIDGE_READY port=(\d+)/.exec(out);
-        if (m) {
-          clearInterval(t);
-          resolve(Number(m[1]));
-        }
-      }, 50);
-      proc.once('exit', () => reject(new Error(out)));
-    });
+    const proc = bridgeDev();
+    const output = captureOutput(proc);
+    const exited = once(proc, 'exit');
     try {
+      const port = Number(
+        (await output.waitFor('`bridge dev` to be ready', /BRIDGE_READY port=(\d+)/))[1],
+      );
+      const out = output.text();
       expect(out).toContain('created a development PKI');
       expect(out).toContain('bridge-ca jwt-mint --key');
       for (const f of ['server.key', 'client.key', 'jwt.key']) {
@@ -81,33 +75,18 @@ describe('dev quick start', () => {
       client.close();
     } finally {
       proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
+      await within('`bridge dev` to exit', exited, 20_000);
     }
     // A second start reuses the material.
     const before = readFileSync(join(dir, 'ca.crt'), 'utf8');
-    const again = spawn(
-      process.execPath,
-      [...tsx('cmd/bridge/src/main.ts'), 'dev', '--dir', dir, '--listen', '127.0.0.1:0'],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, BRIDGE_READY_FD: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out2 = '';
-    again.stdout.on('data', (d) => {
-      out2 += d;
-    });
-    await new Promise<void>((resolve) => {
-      const t = setInterval(() => {
-        if (out2.includes('BRIDGE_READY')) {
-          clearInterval(t);
-          resolve();
-        }
-      }, 50);
-    });
-    again.kill('SIGTERM');
-    await new Promise((r) => again.once('exit', r));
+    const again = bridgeDev();
+    const againExited = once(again, 'exit');
+    try {
+      await captureOutput(again).waitFor('the second `bridge dev` to be ready', /BRIDGE_READY/);
+    } finally {
+      again.kill('SIGTERM');
+      await within('the second `bridge dev` to exit', againExited, 20_000);
+    }
     expect(readFileSync(join(dir, 'ca.crt'), 'utf8')).toBe(before);
   });
 });

@@ -2,65 +2,56 @@ import { randomUUID } from 'node:crypto';
 import { EventType } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
 import {
-  bearer,
-  call,
   codeOf,
-  collect,
-  connect,
-  createTestPki,
   descendants,
   isAlive,
-  mintToken,
-  startDaemon,
   status,
-  streamEvents,
+  useDaemon,
   waitFor,
+  watchEvents,
+  within,
 } from '../harness/index.js';
 
 describe('daemon shutdown', () => {
+  const bridge = useDaemon({
+    config: { sessions: { stop_grace_period: '1s' } },
+    fakeProviders: { stubborn: ['ignore-term'], echo: ['echo'] },
+  });
+
   it('on SIGTERM: streams get terminal events, children stop within the grace period, exit 0, nothing left behind', async () => {
-    const pki = await createTestPki();
-    const daemon = await startDaemon({
-      pki,
-      config: { sessions: { stop_grace_period: '1s' } },
-      fakeProviders: { stubborn: ['ignore-term'], echo: ['echo'] },
-    });
-    const client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
-    const md = bearer(
-      await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'alpha' }),
-    );
+    const { daemon } = bridge;
     const ids: string[] = [];
     for (const provider of ['stubborn', 'echo', 'mock']) {
       const sessionId = randomUUID();
-      await call(
-        client,
-        (c) => c.startSession,
-        { projectId: 'alpha', sessionId, repoPath: daemon.repo, provider, agentOpts: {} },
-        md,
-      );
+      await bridge.call((c) => c.startSession, {
+        projectId: 'alpha',
+        sessionId,
+        repoPath: daemon.repo,
+        provider,
+        agentOpts: {},
+      });
       ids.push(sessionId);
     }
-    await waitFor(() => descendants(daemon.pid).length >= 4);
+    // Three agents plus the stubborn one's grandchild.
+    await waitFor('four processes under the daemon', () => descendants(daemon.pid).length >= 4);
     const children = descendants(daemon.pid);
-    expect(children.length).toBeGreaterThanOrEqual(4); // three agents plus the stubborn one's grandchild
-    const streams = ids.map((sessionId) =>
-      collect(streamEvents(client, { sessionId, afterSeq: 0n }, md)),
-    );
-    await new Promise((r) => setTimeout(r, 100));
+    const streams = ids.map((sessionId) => watchEvents(bridge.stream({ sessionId, afterSeq: 0n })));
+    // Each reader is attached once it has its first event.
+    for (const s of streams) await s.until('the first event', (all) => all.length > 0);
 
     daemon.proc.kill('SIGTERM');
-    const results = await Promise.all(streams);
-    for (const r of results) {
+    for (const s of streams) {
+      const r = await s.ended();
       expect(r.error).toBeUndefined();
       const last = r.events.at(-1)!;
       expect(last.type).toBe(EventType.EVENT_TYPE_SESSION_STOPPED);
       expect(last.data).toMatchObject({ reason: 'shutdown' });
     }
-    const { code } = await daemon.exited;
+    const { code } = await within('the daemon to exit', daemon.exited, 20_000);
     expect(code).toBe(0);
     for (const pid of children) expect(isAlive(pid), `pid ${pid}`).toBe(false);
-    expect(await codeOf(call(client, (c) => c.health, {}, md, 2000))).toBe(status.UNAVAILABLE);
-    client.close();
-    await daemon.stop();
+    expect(await codeOf(bridge.call((c) => c.health, {}, bridge.md, 2000))).toBe(
+      status.UNAVAILABLE,
+    );
   });
 });

@@ -2,6 +2,7 @@ import { createSecureContext } from 'node:tls';
 import type { CertAndKey } from '@agent-bridge/pki';
 import {
   BridgeServiceClient,
+  EventType,
   type SessionEvent,
   type StreamEventsRequest,
 } from '@agent-bridge/proto';
@@ -12,6 +13,7 @@ import {
   type ServiceError,
   status,
 } from '@grpc/grpc-js';
+import { describeWait, type WaitDescription } from './processes.js';
 
 export { status };
 
@@ -45,7 +47,8 @@ export function bearer(token: string | undefined): Metadata {
   return md;
 }
 
-type UnaryMethod<Req, Res> = (
+/** A unary method of the client, as `call` takes it. */
+export type UnaryMethod<Req, Res> = (
   req: Req,
   md: Metadata,
   opts: { deadline: Date },
@@ -81,35 +84,142 @@ export async function codeOf(p: Promise<unknown>): Promise<number | 'ok'> {
   }
 }
 
-/** Reads a StreamEvents call until it ends (or `until` says stop); returns events and the end status. */
-export function collect(
+/** A compact view of a session's events, for assertion and timeout messages. */
+export const showEvents = (all: SessionEvent[]) =>
+  all.map((e) => `${e.seq} ${EventType[e.type]} ${e.turnId} ${e.text.slice(0, 120)}`).join('\n');
+
+/** How a stream ended: OK, or the status the server (not our own cancel) ended it with. */
+export interface StreamEnd {
+  events: SessionEvent[];
+  error?: ServiceError;
+}
+
+/** The default bound on every stream wait. */
+export const STREAM_WAIT_MS = 20_000;
+
+/** A StreamEvents (or any event stream) call being read, with waits on what has arrived. */
+export interface EventWatch {
+  /** Every event received so far: whatever arrived, for callers that ask for exactly that. */
+  readonly events: SessionEvent[];
+  /**
+   * Resolves with the events received up to the one after which `pred`
+   * first held. Throws when the stream ends first, or after `timeoutMs`.
+   */
+  until(
+    what: WaitDescription,
+    pred: (all: SessionEvent[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<SessionEvent[]>;
+  /** Resolves when the stream ends (cancelling it ourselves counts as OK). Throws after `timeoutMs`. */
+  ended(timeoutMs?: number): Promise<StreamEnd>;
+  cancel(): void;
+}
+
+const endStatus = (error: ServiceError | undefined) =>
+  error ? `${status[error.code] ?? error.code}: ${error.details}` : 'OK';
+
+/** Starts reading `stream` (it flows unless the caller pauses it). */
+export function watchEvents(stream: ClientReadableStream<SessionEvent>): EventWatch {
+  const events: SessionEvent[] = [];
+  const waiters = new Set<() => void>();
+  let end: StreamEnd | undefined;
+  const finish = (error?: ServiceError) => {
+    if (end) return;
+    end = { events, ...(error && error.code !== status.CANCELLED ? { error } : {}) };
+    for (const w of [...waiters]) w();
+  };
+  stream.on('data', (e: SessionEvent) => {
+    events.push(e);
+    for (const w of [...waiters]) w();
+  });
+  stream.on('error', (error: ServiceError) => finish(error));
+  stream.on('end', () => finish());
+
+  const wait = <T>(
+    what: string,
+    timeoutMs: number,
+    check: () => { value: T } | { fail: string } | undefined,
+  ) =>
+    new Promise<T>((resolve, reject) => {
+      const settle = () => {
+        const r = check();
+        if (!r) return;
+        done();
+        if ('value' in r) resolve(r.value);
+        else reject(new Error(r.fail));
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what}; ${events.length} events so far:\n${showEvents(events)}`,
+          ),
+        );
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(settle);
+      };
+      waiters.add(settle);
+      settle();
+    });
+
+  return {
+    events,
+    until: (what, pred, timeoutMs = STREAM_WAIT_MS) => {
+      const desc = describeWait(what);
+      return wait<SessionEvent[]>(desc, timeoutMs, () => {
+        if (pred(events)) return { value: events.slice() };
+        if (end)
+          return {
+            fail: `the stream ended (${endStatus(end.error)}) before ${desc}; ${events.length} events:\n${showEvents(events)}`,
+          };
+        return undefined;
+      });
+    },
+    ended: (timeoutMs = STREAM_WAIT_MS) =>
+      wait<StreamEnd>('the stream to end', timeoutMs, () => (end ? { value: end } : undefined)),
+    cancel: () => stream.cancel(),
+  };
+}
+
+/**
+ * Reads a StreamEvents call. Without `until`: to its end, resolving with the
+ * events and the status it ended with. With `until`: until it holds for an
+ * event (then the call is cancelled), resolving with the events up to that
+ * one; a stream that ends first fails the wait. Every wait fails after
+ * `timeoutMs`, saying what it waited for and what had arrived.
+ */
+export async function collect(
   stream: ClientReadableStream<SessionEvent>,
   until?: (e: SessionEvent, all: SessionEvent[]) => boolean,
-): Promise<{ events: SessionEvent[]; error?: ServiceError }> {
-  return new Promise((resolve) => {
-    const events: SessionEvent[] = [];
-    let done = false;
-    stream.on('data', (e: SessionEvent) => {
-      events.push(e);
-      if (!done && until?.(e, events)) {
-        done = true;
-        stream.cancel();
-        resolve({ events });
-      }
-    });
-    stream.on('error', (error: ServiceError) => {
-      if (!done) {
-        done = true;
-        resolve({ events, error: error.code === status.CANCELLED ? undefined : error });
-      }
-    });
-    stream.on('end', () => {
-      if (!done) {
-        done = true;
-        resolve({ events });
-      }
-    });
-  });
+  opts: { what?: WaitDescription; timeoutMs?: number } = {},
+): Promise<StreamEnd> {
+  const w = watchEvents(stream);
+  if (!until) {
+    try {
+      return await w.ended(opts.timeoutMs);
+    } catch (err) {
+      stream.cancel();
+      throw err;
+    }
+  }
+  // `until` sees each event once, with the events up to it.
+  let seen = 0;
+  let held = false;
+  const pred = (all: SessionEvent[]) => {
+    while (!held && seen < all.length) {
+      seen++;
+      held = until(all[seen - 1]!, seen === all.length ? all : all.slice(0, seen));
+    }
+    return held;
+  };
+  try {
+    const events = await w.until(opts.what ?? `the event that ${until}`, pred, opts.timeoutMs);
+    return { events: events.slice(0, seen) };
+  } finally {
+    stream.cancel();
+  }
 }
 
 export function streamEvents(

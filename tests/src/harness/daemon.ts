@@ -5,9 +5,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import type { TestPki } from './pki.js';
+import { within } from './processes.js';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const FAKE_AGENT = join(REPO_ROOT, 'tests/fixtures/fake-agent.mjs');
+const STOP_WAIT_MS = 20_000;
 
 export interface TestDaemon {
   port: number;
@@ -18,7 +20,10 @@ export interface TestDaemon {
   /** Temp root holding config, repos and anything else of this daemon. */
   dir: string;
   output(): string;
-  /** SIGTERM and wait for exit; resolves with the exit code. */
+  /**
+   * SIGTERM and wait for exit; resolves with the exit code. A daemon still
+   * running 20 s later is killed and the stop fails.
+   */
   stop(): Promise<number | null>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -82,47 +87,39 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let out = '';
-  proc.stdout?.on('data', (d) => {
-    out += d;
-  });
-  proc.stderr?.on('data', (d) => {
-    out += d;
-  });
+  const output = captureOutput(proc);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     proc.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`daemon did not start in time:\n${out}`)),
-      30_000,
-    );
-    const onData = () => {
-      const m = /BRIDGE_READY port=(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    };
-    proc.stdout?.on('data', onData);
-    exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`daemon exited with ${code} before it was ready:\n${out}`));
-    });
-  });
+  let port: number;
+  try {
+    const ready = /BRIDGE_READY port=(\d+)/;
+    port = Number((await output.waitFor('the daemon to print BRIDGE_READY', ready, 30_000))[1]);
+  } catch (err) {
+    proc.kill('SIGKILL');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     port,
     pid: proc.pid as number,
     proc,
     repo,
     dir,
-    output: () => out,
+    output: output.text,
     exited,
     stop: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      const { code } = await exited;
-      rmSync(dir, { recursive: true, force: true });
-      return code;
+      try {
+        if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+        return (await within('the daemon to exit after SIGTERM', exited, STOP_WAIT_MS)).code;
+      } catch (err) {
+        proc.kill('SIGKILL');
+        await exited;
+        throw err;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }
@@ -145,4 +142,58 @@ function deepMerge(
         : v;
   }
   return out;
+}
+
+/** A child's stdout and stderr as they arrive, with a wait for a line of it. */
+export interface CapturedOutput {
+  /** Everything the child printed so far, stdout and stderr interleaved. */
+  text(): string;
+  /**
+   * Resolves with the first match of `pattern` in the output. Fails when the
+   * child exits first, or after `timeoutMs`, with the output so far.
+   */
+  waitFor(what: string, pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+}
+
+/** Starts collecting `proc`'s stdout and stderr (both must be pipes). */
+export function captureOutput(proc: ChildProcess): CapturedOutput {
+  let out = '';
+  const listeners = new Set<() => void>();
+  let exit: string | undefined;
+  const onData = (d: Buffer | string) => {
+    out += d;
+    for (const l of [...listeners]) l();
+  };
+  proc.stdout?.on('data', onData);
+  proc.stderr?.on('data', onData);
+  proc.once('exit', (code, signal) => {
+    exit = signal ? `signal ${signal}` : `code ${code}`;
+    for (const l of [...listeners]) l();
+  });
+  return {
+    text: () => out,
+    waitFor: (what, pattern, timeoutMs = 30_000) =>
+      new Promise((resolve, reject) => {
+        const done = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        const check = () => {
+          const m = pattern.exec(out);
+          if (m) {
+            done();
+            resolve(m);
+          } else if (exit !== undefined) {
+            done();
+            reject(new Error(`the process exited (${exit}) before ${what}:\n${out}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}:\n${out}`));
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      }),
+  };
 }

@@ -53,22 +53,43 @@ export function isAlive(pid: number): boolean {
   return p !== undefined && p.state !== 'Z';
 }
 
-/** Polls `fn` until it returns true or `timeoutMs` passes. */
+/** A description of what a wait is for; a function is read only when the wait fails. */
+export type WaitDescription = string | (() => string);
+
+export const describeWait = (what: WaitDescription) => (typeof what === 'function' ? what() : what);
+
+/**
+ * Polls `fn` until it returns true. Throws when `timeoutMs` passes first,
+ * saying what was awaited and for how long; an error thrown by `fn` fails
+ * the wait at once.
+ */
 export async function waitFor(
+  what: WaitDescription,
   fn: () => boolean | Promise<boolean>,
   timeoutMs = 10_000,
   everyMs = 25,
-): Promise<boolean> {
+): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await fn()) return true;
+  for (;;) {
+    if (await fn()) return;
+    if (Date.now() >= end) break;
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  return fn();
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${describeWait(what)}`);
 }
 
-/** Resident set size of `pid` in KiB. */
-export function rssKiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : 0;
+/** Resolves as `promise` does; throws when `timeoutMs` passes first, saying what was awaited. */
+export function within<T>(
+  what: WaitDescription,
+  promise: Promise<T>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${describeWait(what)}`)),
+      timeoutMs,
+    );
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

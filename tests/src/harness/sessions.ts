@@ -24,26 +24,32 @@ export function sessionClient(
     stop: async (force = false) =>
       call(client, (c) => c.stopSession, { sessionId, force }, await md()),
     get: async () => call(client, (c) => c.getSession, { sessionId }, await md()),
-    /** All events from the start until `until(all)` holds (or the stream ends). */
-    events: async (until?: (all: SessionEvent[]) => boolean) =>
+    /**
+     * All events from the start until `until(all)` holds; without `until`,
+     * until the stream ends. Fails when the stream ends before `until` holds,
+     * or after `timeoutMs` (see `collect`).
+     */
+    events: async (until?: (all: SessionEvent[]) => boolean, timeoutMs?: number) =>
       (
         await collect(
           streamEvents(client, { sessionId, afterSeq: 0n }, await md()),
           until ? (_e, all) => until(all) : undefined,
+          { what: until ? `session ${sessionId}: events until ${until}` : undefined, timeoutMs },
         )
       ).events,
   });
   return {
     session,
+    /** Starts a session (a fresh id); `started` is StartSession's response. */
     start: async (provider: string, agentOpts: Record<string, string> = {}) => {
       const sessionId = randomUUID();
-      await call(
+      const started = await call(
         client,
         (c) => c.startSession,
         { projectId: opts.projectId, sessionId, repoPath: opts.repoPath, provider, agentOpts },
         await md(),
       );
-      return session(sessionId);
+      return { ...session(sessionId), started };
     },
     providers: async () => call(client, (c) => c.listProviders, {}, await md()),
   };
@@ -59,7 +65,3 @@ export const turnsDone = (n: number) => (all: SessionEvent[]) =>
       e.type === EventType.EVENT_TYPE_SESSION_FAILED ||
       e.type === EventType.EVENT_TYPE_SESSION_STOPPED,
   );
-
-/** A compact view of a session's events, for assertion messages. */
-export const showEvents = (all: SessionEvent[]) =>
-  all.map((e) => `${e.seq} ${EventType[e.type]} ${e.turnId} ${e.text.slice(0, 120)}`).join('\n');

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { connect, createServer, type TLSSocket } from 'node:tls';
 import { calculateJwkThumbprint, importSPKI, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { within } from '../harness/index.js';
 import { bridgeCa, openssl, type ProcessResult } from './run-bridge-ca.js';
 import { makeTempDir } from './temp-dir.js';
 
@@ -573,29 +574,33 @@ async function handshake(
   const address = tlsServer.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   try {
-    return await new Promise((resolve) => {
-      const socket = connect({
-        ...client,
-        host: '127.0.0.1',
-        port,
-        servername: 'localhost',
-        minVersion: 'TLSv1.3',
-      });
-      let data = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk) => {
-        data += chunk;
-      });
-      socket.on('error', (error) => resolve({ ok: false, error: error.message }));
-      socket.on('end', async () => {
-        if (data !== 'hello') {
-          resolve({ ok: false, error: 'closed without data' });
-          return;
-        }
-        expect(socket.getProtocol()).toBe('TLSv1.3');
-        resolve({ ok: true, peerCn: await peer });
-      });
-    });
+    return await within(
+      "the TLS handshake and the server's greeting",
+      new Promise((resolve) => {
+        const socket = connect({
+          ...client,
+          host: '127.0.0.1',
+          port,
+          servername: 'localhost',
+          minVersion: 'TLSv1.3',
+        });
+        let data = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk) => {
+          data += chunk;
+        });
+        socket.on('error', (error) => resolve({ ok: false, error: error.message }));
+        socket.on('end', async () => {
+          if (data !== 'hello') {
+            resolve({ ok: false, error: 'closed without data' });
+            return;
+          }
+          expect(socket.getProtocol()).toBe('TLSv1.3');
+          resolve({ ok: true, peerCn: await peer });
+        });
+      }),
+      10_000,
+    );
   } finally {
     await new Promise((resolve) => tlsServer.close(resolve));
   }

@@ -11,17 +11,30 @@ export interface ProcessResult {
   stderr: string;
 }
 
+/** How long one command may run before the test fails. */
+const RUN_TIMEOUT_MS = 60_000;
+
 function run(
   file: string,
   args: string[],
   opts: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {},
 ): Promise<ProcessResult> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const child = execFile(
       file,
       args,
-      { cwd: opts.cwd ?? REPO_ROOT, env: opts.env ?? process.env, maxBuffer: 16 << 20 },
+      {
+        cwd: opts.cwd ?? REPO_ROOT,
+        env: opts.env ?? process.env,
+        maxBuffer: 16 << 20,
+        timeout: RUN_TIMEOUT_MS,
+      },
       (error, stdout, stderr) => {
+        // Killed by us (the timeout or maxBuffer): that is no exit code of the command.
+        if (error?.killed) {
+          reject(new Error(`${file} ${args.join(' ')} did not finish: ${error.message}`));
+          return;
+        }
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type BridgeServiceClient,
@@ -9,23 +8,19 @@ import {
   type SessionEvent,
   SessionStatus,
 } from '@agent-bridge/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Metadata } from '@grpc/grpc-js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  bearer,
   call,
   codeOf,
   collect,
-  connect,
-  createTestPki,
   descendants,
   groupMembers,
-  mintToken,
   REPO_ROOT,
-  startDaemon,
   status,
   streamEvents,
   type TestDaemon,
-  type TestPki,
+  useDaemon,
   waitFor,
 } from '../harness/index.js';
 
@@ -52,14 +47,9 @@ const FLAVOURS = {
 type Flavour = keyof typeof FLAVOURS;
 
 const T = EventType;
-let pki: TestPki;
-let daemon: TestDaemon;
-let client: BridgeServiceClient;
-let md: ReturnType<typeof bearer>;
-// An empty HOME for the agents, so the auth probes see no stored logins of this machine.
-const agentHome = mkdtempSync(join(tmpdir(), 'acp-home-'));
 
-function providers(): Record<string, unknown> {
+/** The providers under test; `agentHome` is their HOME. */
+function providers(agentHome: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [f, def] of Object.entries(FLAVOURS)) {
     // Fresh arrays: the YAML writer would turn shared ones into aliases.
@@ -99,25 +89,19 @@ function providers(): Record<string, unknown> {
   return out;
 }
 
-beforeAll(async () => {
-  pki = await createTestPki();
-  daemon = await startDaemon({
-    pki,
-    config: {
-      sessions: { stop_grace_period: '1s', max_per_project: 50, max_global: 50 },
-      providers: providers(),
-    },
-  });
-  client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
-  md = bearer(
-    await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'alpha', ttl: 300 }),
-  );
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-  rmSync(agentHome, { recursive: true, force: true });
+// An empty HOME for the agents (the scratch directory), so the auth probes
+// see no stored logins of this machine.
+const bridge = useDaemon((agentHome) => ({
+  config: {
+    sessions: { stop_grace_period: '1s', max_per_project: 50, max_global: 50 },
+    providers: providers(agentHome),
+  },
+}));
+let client: BridgeServiceClient;
+let md: Metadata;
+let daemon: TestDaemon;
+beforeAll(() => {
+  ({ client, md, daemon } = bridge);
 });
 
 /** A fresh repository under the allowed path, so tool side effects never mix between tests. */
@@ -324,10 +308,10 @@ describe.each(Object.keys(FLAVOURS) as Flavour[])('acp adapter as %s', (flavour)
   it('stops an agent that ignores EOF and SIGTERM: SIGKILL to the group, grandchild included', async () => {
     const { sessionId } = await start(`${flavour}-ignore-sigterm`);
     const { pid } = await get(sessionId);
-    expect(await waitFor(() => groupMembers(pid).length >= 2)).toBe(true);
+    await waitFor('the agent and its grandchild in its group', () => groupMembers(pid).length >= 2);
     const stopped = await stop(sessionId);
     expect(stopped.status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
-    expect(await waitFor(() => groupMembers(pid).length === 0, 5000)).toBe(true);
+    await waitFor(`process group ${pid} to be gone`, () => groupMembers(pid).length === 0, 5000);
     const events = await until(sessionId, ended);
     expect(events.some((e) => e.text === 'ignoring SIGTERM')).toBe(true);
     expect(events.at(-1)!.data).toMatchObject({ reason: 'stop_requested', signal: 'SIGKILL' });

@@ -51,10 +51,12 @@ async function start(p: AcpProvider, options: Record<string, string> = {}) {
   return { handle, events };
 }
 
-async function seen(events: AgentEvent[], pred: (e: AgentEvent) => boolean) {
-  for (let i = 0; i < 1000 && !events.some(pred); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(events.some(pred)).toBe(true);
-}
+const seen = (events: AgentEvent[], pred: (e: AgentEvent) => boolean) =>
+  waitFor(
+    () =>
+      `an event that ${pred}; events: ${events.map((e) => `${e.type} ${e.text.slice(0, 60)}`).join(' | ')}`,
+    () => events.some(pred),
+  );
 
 const stop = (h: AgentHandle) => h.stop({ force: false, gracePeriodMs: 2000 });
 
@@ -135,7 +137,7 @@ describe('AcpProvider with the fake agent', () => {
     const pid = Number(/grandchild (\d+)/.exec(events.map((e) => e.text).join('\n'))?.[1]);
     expect(isAlive(pid)).toBe(true);
     expect(await stop(handle)).toEqual({ exitCode: 0, signal: null });
-    expect(await waitFor(() => !isAlive(pid), 3000)).toBe(true);
+    await waitFor(`grandchild ${pid} to be killed`, () => !isAlive(pid), 3000);
   });
 
   it('reports health without model calls: version and the flavour`s auth probe', async () => {

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type BridgeServiceClient,
@@ -11,24 +10,20 @@ import {
   SessionStatus,
 } from '@agent-bridge/proto';
 import { MOCK_AGENT_PATH } from '@agent-bridge/providers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Metadata } from '@grpc/grpc-js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  bearer,
   call,
   codeOf,
-  connect,
-  createTestPki,
   groupMembers,
   isAlive,
-  mintToken,
   ofType,
   REPO_ROOT,
   sessionClient,
-  startDaemon,
   status,
   type TestDaemon,
-  type TestPki,
   turnsDone,
+  useDaemon,
   waitFor,
 } from '../harness/index.js';
 
@@ -39,12 +34,6 @@ import {
 const FAKE_CLAUDE = join(REPO_ROOT, 'tests/fixtures/fake-claude.mjs');
 const T = EventType;
 
-let pki: TestPki;
-let daemon: TestDaemon;
-let client: BridgeServiceClient;
-let md: ReturnType<typeof bearer>;
-let logDir: string;
-
 const claude = (extra: Record<string, unknown> = {}, env: Record<string, string> = {}) => ({
   adapter: 'claude',
   binary: FAKE_CLAUDE,
@@ -52,45 +41,38 @@ const claude = (extra: Record<string, unknown> = {}, env: Record<string, string>
   env,
 });
 
-beforeAll(async () => {
-  pki = await createTestPki();
-  logDir = realpathSync(mkdtempSync(join(tmpdir(), 'claude-e2e-')));
-  daemon = await startDaemon({
-    pki,
-    config: {
-      sessions: { max_per_project: 20, max_global: 20 },
-      providers: {
-        claude: claude({}, { FAKE_CLAUDE_LOG: join(logDir, 'claude.log') }),
-        claude_key: claude({ permissions: 'allow' }, { ANTHROPIC_API_KEY: 'sk-test-key' }),
-        claude_auth: claude({}, { FAKE_CLAUDE_SCENARIO: 'auth-failure' }),
-        claude_bad_key: claude(
-          {},
-          { FAKE_CLAUDE_SCENARIO: 'auth-failure', ANTHROPIC_API_KEY: 'sk-bad' },
-        ),
-        claude_raw: claude({ emit_raw: true }),
-        claude_storm: claude({ turn_timeout: '2s' }, { FAKE_CLAUDE_SCENARIO: 'retry-storm' }),
-        claude_crash: claude({}, { FAKE_CLAUDE_SCENARIO: 'crash-mid-turn' }),
-        claude_segv: claude({}, { FAKE_CLAUDE_SCENARIO: 'segv-mid-turn' }),
-        claude_stubborn: claude({}, { FAKE_CLAUDE_SCENARIO: 'ignore-sigterm' }),
-        claude_helper: claude({}, { FAKE_CLAUDE_SCENARIO: 'grandchild' }),
-        claude_opts: claude({}, { FAKE_CLAUDE_LOG: join(logDir, 'opts.log') }),
-        claude_bypass: claude(
-          { default_opts: { permission_mode: 'bypassPermissions' } },
-          { FAKE_CLAUDE_LOG: join(logDir, 'bypass.log') },
-        ),
-      },
+// The fake records each argv it was started with in logs under the scratch directory.
+const bridge = useDaemon((logs) => ({
+  config: {
+    sessions: { max_per_project: 20, max_global: 20 },
+    providers: {
+      claude: claude({}, { FAKE_CLAUDE_LOG: join(logs, 'claude.log') }),
+      claude_key: claude({ permissions: 'allow' }, { ANTHROPIC_API_KEY: 'sk-test-key' }),
+      claude_auth: claude({}, { FAKE_CLAUDE_SCENARIO: 'auth-failure' }),
+      claude_bad_key: claude(
+        {},
+        { FAKE_CLAUDE_SCENARIO: 'auth-failure', ANTHROPIC_API_KEY: 'sk-bad' },
+      ),
+      claude_raw: claude({ emit_raw: true }),
+      claude_storm: claude({ turn_timeout: '2s' }, { FAKE_CLAUDE_SCENARIO: 'retry-storm' }),
+      claude_crash: claude({}, { FAKE_CLAUDE_SCENARIO: 'crash-mid-turn' }),
+      claude_segv: claude({}, { FAKE_CLAUDE_SCENARIO: 'segv-mid-turn' }),
+      claude_stubborn: claude({}, { FAKE_CLAUDE_SCENARIO: 'ignore-sigterm' }),
+      claude_helper: claude({}, { FAKE_CLAUDE_SCENARIO: 'grandchild' }),
+      claude_opts: claude({}, { FAKE_CLAUDE_LOG: join(logs, 'opts.log') }),
+      claude_bypass: claude(
+        { default_opts: { permission_mode: 'bypassPermissions' } },
+        { FAKE_CLAUDE_LOG: join(logs, 'bypass.log') },
+      ),
     },
-  });
-  client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
-  md = bearer(
-    await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'alpha', ttl: 300 }),
-  );
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-  if (logDir) rmSync(logDir, { recursive: true, force: true });
+  },
+}));
+let client: BridgeServiceClient;
+let md: Metadata;
+let daemon: TestDaemon;
+let logDir: string;
+beforeAll(() => {
+  ({ client, md, daemon, scratch: logDir } = bridge);
 });
 
 const sessions = () => sessionClient(client, md, { projectId: 'alpha', repoPath: daemon.repo });
@@ -319,7 +301,7 @@ describe('claude adapter through the daemon', () => {
     const { sessionId } = await start('claude_stubborn');
     const { pid } = await get(sessionId);
     expect((await stop(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
-    expect(await waitFor(() => groupMembers(pid).length === 0, 5000)).toBe(true);
+    await waitFor(`process group ${pid} to be gone`, () => groupMembers(pid).length === 0, 5000);
     expect((await eventsUntil(sessionId)).at(-1)?.data).toMatchObject({ signal: 'SIGKILL' });
 
     const helper = await start('claude_helper');
@@ -329,7 +311,7 @@ describe('claude adapter through the daemon', () => {
     const g = Number(/grandchild (\d+)/.exec(early.map((e) => e.text).join('\n'))?.[1]);
     expect(isAlive(g)).toBe(true);
     await stop(helper.sessionId);
-    expect(await waitFor(() => !isAlive(g), 3000)).toBe(true);
+    await waitFor(`grandchild ${g} to be killed`, () => !isAlive(g), 3000);
   });
 
   it('keeps malformed JSON and stray text as STDOUT and joins a line split across writes', async () => {

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type BridgeServiceClient,
@@ -8,23 +7,19 @@ import {
   type SessionEvent,
   SessionStatus,
 } from '@agent-bridge/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Metadata } from '@grpc/grpc-js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  bearer,
   call,
   codeOf,
-  connect,
-  createTestPki,
   groupMembers,
   isAlive,
-  mintToken,
   ofType,
   REPO_ROOT,
   sessionClient,
-  startDaemon,
   status,
   type TestDaemon,
-  type TestPki,
+  useDaemon,
   waitFor,
 } from '../harness/index.js';
 
@@ -34,12 +29,6 @@ import {
 const FAKE_CODEX = join(REPO_ROOT, 'tests/fixtures/fake-codex.mjs');
 const T = EventType;
 
-let pki: TestPki;
-let daemon: TestDaemon;
-let client: BridgeServiceClient;
-let md: ReturnType<typeof bearer>;
-let logDir: string;
-
 const codex = (extra: Record<string, unknown> = {}, env: Record<string, string> = {}) => ({
   adapter: 'codex',
   binary: FAKE_CODEX,
@@ -47,43 +36,35 @@ const codex = (extra: Record<string, unknown> = {}, env: Record<string, string> 
   env,
 });
 
-beforeAll(async () => {
-  pki = await createTestPki();
-  // Where the fake records what it was sent (thread/start parameters).
-  logDir = realpathSync(mkdtempSync(join(tmpdir(), 'codex-e2e-')));
-  daemon = await startDaemon({
-    pki,
-    config: {
-      sessions: { max_per_project: 20, max_global: 20 },
-      providers: {
-        codex: codex({}, { FAKE_CODEX_LOG: join(logDir, 'codex.log') }),
-        codex_allow: codex({ permissions: 'allow' }),
-        codex_login: codex({}, { FAKE_CODEX_LOGGED_IN: '1' }),
-        codex_auth: codex({}, { FAKE_CODEX_SCENARIO: 'auth-failure' }),
-        codex_storm: codex({ turn_timeout: '2s' }, { FAKE_CODEX_SCENARIO: 'retry-storm' }),
-        codex_crash: codex({}, { FAKE_CODEX_SCENARIO: 'crash-mid-turn' }),
-        codex_stubborn: codex({}, { FAKE_CODEX_SCENARIO: 'ignore-sigterm' }),
-        codex_noise: codex({}, { FAKE_CODEX_SCENARIO: 'malformed' }),
-        codex_helper: codex({}, { FAKE_CODEX_SCENARIO: 'grandchild' }),
-        codex_flood: codex({}, { FAKE_CODEX_SCENARIO: 'flood', FAKE_CODEX_FLOOD: '3000' }),
-        codex_opts: codex({}, { FAKE_CODEX_LOG: join(logDir, 'opts.log') }),
-        codex_full: codex(
-          { default_opts: { sandbox: 'danger-full-access', approval_policy: 'never' } },
-          { FAKE_CODEX_LOG: join(logDir, 'full.log') },
-        ),
-      },
+// The fake records what it was sent (thread/start parameters) in logs under the scratch directory.
+const bridge = useDaemon((logs) => ({
+  config: {
+    sessions: { max_per_project: 20, max_global: 20 },
+    providers: {
+      codex: codex({}, { FAKE_CODEX_LOG: join(logs, 'codex.log') }),
+      codex_allow: codex({ permissions: 'allow' }),
+      codex_login: codex({}, { FAKE_CODEX_LOGGED_IN: '1' }),
+      codex_auth: codex({}, { FAKE_CODEX_SCENARIO: 'auth-failure' }),
+      codex_storm: codex({ turn_timeout: '2s' }, { FAKE_CODEX_SCENARIO: 'retry-storm' }),
+      codex_crash: codex({}, { FAKE_CODEX_SCENARIO: 'crash-mid-turn' }),
+      codex_stubborn: codex({}, { FAKE_CODEX_SCENARIO: 'ignore-sigterm' }),
+      codex_noise: codex({}, { FAKE_CODEX_SCENARIO: 'malformed' }),
+      codex_helper: codex({}, { FAKE_CODEX_SCENARIO: 'grandchild' }),
+      codex_flood: codex({}, { FAKE_CODEX_SCENARIO: 'flood', FAKE_CODEX_FLOOD: '3000' }),
+      codex_opts: codex({}, { FAKE_CODEX_LOG: join(logs, 'opts.log') }),
+      codex_full: codex(
+        { default_opts: { sandbox: 'danger-full-access', approval_policy: 'never' } },
+        { FAKE_CODEX_LOG: join(logs, 'full.log') },
+      ),
     },
-  });
-  client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
-  md = bearer(
-    await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'alpha', ttl: 300 }),
-  );
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-  if (logDir) rmSync(logDir, { recursive: true, force: true });
+  },
+}));
+let client: BridgeServiceClient;
+let md: Metadata;
+let daemon: TestDaemon;
+let logDir: string;
+beforeAll(() => {
+  ({ client, md, daemon, scratch: logDir } = bridge);
 });
 
 const sessions = () => sessionClient(client, md, { projectId: 'alpha', repoPath: daemon.repo });
@@ -324,7 +305,7 @@ describe('codex adapter through the daemon', () => {
     const helper = Number(/helper (\d+)/.exec(early.map((e) => e.text).join('\n'))?.[1]);
     expect(isAlive(helper)).toBe(true);
     expect((await stop(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
-    expect(await waitFor(() => groupMembers(pid).length === 0, 5000)).toBe(true);
+    await waitFor(`process group ${pid} to be gone`, () => groupMembers(pid).length === 0, 5000);
     expect(isAlive(helper)).toBe(false);
     expect((await eventsUntil(sessionId)).at(-1)?.data).toMatchObject({ signal: 'SIGKILL' });
   });
@@ -339,7 +320,7 @@ describe('codex adapter through the daemon', () => {
       reason: 'stop_requested',
       exit_code: 0,
     });
-    expect(await waitFor(() => !isAlive(helper), 3000)).toBe(true);
+    await waitFor(`helper ${helper} to be killed`, () => !isAlive(helper), 3000);
   });
 
   it('keeps malformed, stray and unterminated lines as STDOUT and loses nothing', async () => {

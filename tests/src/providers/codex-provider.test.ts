@@ -45,7 +45,11 @@ async function start(
 }
 
 const completed = (events: AgentEvent[], n: number) =>
-  waitFor(() => events.filter((e) => e.type === 'TURN_COMPLETED').length >= n);
+  waitFor(
+    () =>
+      `${n} completed turns; events: ${events.map((e) => `${e.type} ${e.text.slice(0, 60)}`).join(' | ')}`,
+    () => events.filter((e) => e.type === 'TURN_COMPLETED').length >= n,
+  );
 const messages = (events: AgentEvent[]) =>
   events.filter((e) => e.type === 'AGENT_MESSAGE').map((e) => e.text);
 
@@ -57,7 +61,7 @@ describe('CodexProvider with the fake codex CLI', () => {
     ] as const) {
       const { handle, events } = await start(provider({ permissions }));
       handle.send('ASK_PERMS', () => {});
-      expect(await completed(events, 1)).toBe(true);
+      await completed(events, 1);
       expect(messages(events)).toEqual([expected]);
       expect(events.find((e) => e.type === 'TOOL_CALL')?.data).toMatchObject({
         name: 'permissions',
@@ -71,7 +75,7 @@ describe('CodexProvider with the fake codex CLI', () => {
   it('answers a user-input request with no answers and records it', async () => {
     const { handle, events } = await start(provider({ permissions: 'allow' }));
     handle.send('ASK_USER', () => {});
-    expect(await completed(events, 1)).toBe(true);
+    await completed(events, 1);
     expect(messages(events)).toEqual(['Answers: {}']);
     expect(events.find((e) => e.type === 'TOOL_CALL')?.data).toMatchObject({
       name: 'requestUserInput',
@@ -85,7 +89,7 @@ describe('CodexProvider with the fake codex CLI', () => {
     handle.send('EDIT_FILE', () => {});
     handle.send('one', () => {});
     handle.send('two', () => {});
-    expect(await completed(events, 3)).toBe(true);
+    await completed(events, 3);
     expect(messages(events)).toEqual([
       'Wrote notes.txt.',
       'Hello from fake codex. You said: one',

@@ -37,18 +37,18 @@ export function signEdDSA(
   return `${input}.${sig.toString('base64url')}`;
 }
 
-/** `alg: none` with an empty signature (J1). */
+/** `alg: none` with an empty signature. */
 export function algNone(payload: Record<string, unknown>): string {
   return `${b64({ alg: 'none', typ: 'JWT' })}.${b64(payload)}.`;
 }
 
-/** HS256 keyed with `secret` (J2: the issuer's public key as the HMAC secret). */
+/** HS256 keyed with `secret` (algorithm confusion: the issuer's public key as the HMAC secret). */
 export function hs256(secret: string | Buffer, payload: Record<string, unknown>): string {
   const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(payload)}`;
   return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
 }
 
-/** RS256 / ES256 with a fresh key (J3). */
+/** RS256 / ES256 with a fresh key: an algorithm the daemon does not accept. */
 export function foreignAlg(alg: 'RS256' | 'ES256', payload: Record<string, unknown>): string {
   const input = `${b64({ alg, typ: 'JWT' })}.${b64(payload)}`;
   if (alg === 'RS256') {

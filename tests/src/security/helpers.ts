@@ -1,66 +1,42 @@
 /**
- * Shared oracle for the security tests (catalogue §2): every rejected input
- * gets its exact gRPC code, a message that never echoes the token, and no
- * state change (session list, agent processes, ring seq, daemon alive).
+ * Shared oracle for the security tests: every rejected input gets its exact
+ * gRPC code, a message that never echoes the token, and no state change
+ * (session list, agent processes, ring seq, daemon alive).
  */
 import { randomUUID } from 'node:crypto';
-import type { BridgeServiceClient } from '@agent-bridge/proto';
 import type { Metadata, ServiceError } from '@grpc/grpc-js';
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import {
-  bearer,
+  type BridgeOptions,
   call,
-  connect,
-  createTestPki,
-  type DaemonOptions,
+  type DaemonFixture,
   descendants,
   isAlive,
-  mintToken,
-  startDaemon,
-  type TestDaemon,
-  type TestPki,
+  useDaemon,
 } from '../harness/index.js';
 
-export interface World {
-  pki: TestPki;
-  daemon: TestDaemon;
-  client: BridgeServiceClient;
-  /** A valid token's metadata for `project`. */
-  md: Metadata;
-  project: string;
-  /** A running mock session of `project`, used to watch its ring seq. */
-  ref: string;
-  close(): Promise<void>;
+export interface World extends DaemonFixture {
+  /** A running mock session of the default project, used to watch its ring seq. */
+  readonly ref: string;
 }
 
-/** Starts a daemon, connects a trusted client and starts one reference session. */
-export async function setupWorld(
-  opts: Omit<DaemonOptions, 'pki'> & { project?: string } = {},
-): Promise<World> {
-  const pki = await createTestPki();
-  const daemon = await startDaemon({ ...opts, pki });
-  const client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
-  const project = opts.project ?? 'alpha';
-  const md = bearer(await mintToken({ privatePem: pki.issuers.control.privatePem, project }));
+/**
+ * `useDaemon` plus one reference session: a `beforeAll` starts a running
+ * mock session of the default project after the daemon is up.
+ */
+export function useWorld(opts: BridgeOptions = {}): World {
+  const d = useDaemon(opts);
   const ref = randomUUID();
-  await call(
-    client,
-    (c) => c.startSession,
-    { projectId: project, sessionId: ref, repoPath: daemon.repo, provider: 'mock', agentOpts: {} },
-    md,
-  );
-  return {
-    pki,
-    daemon,
-    client,
-    md,
-    project,
-    ref,
-    close: async () => {
-      client.close();
-      await daemon.stop();
-    },
-  };
+  beforeAll(async () => {
+    await d.call((c) => c.startSession, {
+      projectId: d.project,
+      sessionId: ref,
+      repoPath: d.daemon.repo,
+      provider: 'mock',
+      agentOpts: {},
+    });
+  });
+  return Object.defineProperty(d, 'ref', { value: ref, enumerable: true }) as World;
 }
 
 export interface State {

@@ -1,29 +1,21 @@
 /**
- * Catalogue J11: a project only ever sees its own sessions. Another
+ * A project only ever sees its own sessions. Another
  * project's session answers NOT_FOUND exactly like a session that does not
  * exist, and a foreign call changes nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { type BridgeServiceClient, EventType, SessionStatus } from '@agent-bridge/proto';
 import type { Metadata } from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, call, collect, mintToken, status, streamEvents } from '../harness/index.js';
-import {
-  expectUnchanged,
-  outcome,
-  type Rejection,
-  setupWorld,
-  snapshot,
-  type World,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, collect, STREAM_WAIT_MS, status, streamEvents, within } from '../harness/index.js';
+import { expectUnchanged, outcome, type Rejection, snapshot, useWorld } from './helpers.js';
 
-let w: World; // project alpha, w.ref is alpha's session
+const w = useWorld({ project: 'alpha' }); // w.ref is alpha's session
 let mdB: Metadata;
 let betaSession: string;
 
 beforeAll(async () => {
-  w = await setupWorld({ project: 'alpha' });
-  mdB = bearer(await mintToken({ privatePem: w.pki.issuers.control.privatePem, project: 'beta' }));
+  mdB = await w.bearerFor('beta');
   betaSession = randomUUID();
   await call(
     w.client,
@@ -39,23 +31,23 @@ beforeAll(async () => {
   );
 });
 
-afterAll(async () => {
-  await w?.close();
-});
-
 function streamOutcome(
   stream: NodeJS.EventEmitter & { cancel(): void },
 ): Promise<Rejection & { events: number }> {
-  return new Promise((resolve) => {
-    let events = 0;
-    stream.on('data', () => {
-      events++;
-    });
-    stream.on('error', (e: { code: number; details: string; message: string }) =>
-      resolve({ code: e.code, details: e.details, message: e.message, events }),
-    );
-    stream.on('end', () => resolve({ code: 'ok', details: '', message: '', events }));
-  });
+  return within(
+    'the stream to end',
+    new Promise((resolve) => {
+      let events = 0;
+      stream.on('data', () => {
+        events++;
+      });
+      stream.on('error', (e: { code: number; details: string; message: string }) =>
+        resolve({ code: e.code, details: e.details, message: e.message, events }),
+      );
+      stream.on('end', () => resolve({ code: 'ok', details: '', message: '', events }));
+    }),
+    STREAM_WAIT_MS,
+  );
 }
 
 type Rpc = [string, (c: BridgeServiceClient, id: string, md: Metadata) => Promise<Rejection>];

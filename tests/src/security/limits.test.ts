@@ -1,76 +1,53 @@
 /**
- * Catalogue D1 (session limits under concurrency) and the config keys that
- * bound abuse: `sessions.max_per_project`, `sessions.max_global` and
+ * Session limits under concurrency, and the config keys that bound abuse:
+ * `sessions.max_per_project`, `sessions.max_global` and
  * `input.max_size_bytes` are honoured exactly.
  */
 import { randomUUID } from 'node:crypto';
-import { type BridgeServiceClient, EventType, SessionStatus } from '@agent-bridge/proto';
+import { EventType, SessionStatus } from '@agent-bridge/proto';
 import type { Metadata } from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bearer,
-  call,
-  collect,
-  connect,
-  createTestPki,
-  descendants,
-  mintToken,
-  startDaemon,
-  status,
-  streamEvents,
-  type TestDaemon,
-  type TestPki,
-  waitFor,
-} from '../harness/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { collect, descendants, status, useDaemon, waitFor } from '../harness/index.js';
 import { outcome } from './helpers.js';
 
 const PER_PROJECT = 3;
 const GLOBAL = 5;
 const MAX_INPUT = 1024;
 
-let pki: TestPki;
-let daemon: TestDaemon;
-let client: BridgeServiceClient;
+const bridge = useDaemon({
+  config: {
+    sessions: { max_per_project: PER_PROJECT, max_global: GLOBAL },
+    input: { max_size_bytes: MAX_INPUT },
+  },
+});
 const md: Record<string, Metadata> = {};
 let baseChildren: number;
 const live: { p1: string[]; p2: string[] } = { p1: [], p2: [] };
 
 beforeAll(async () => {
-  pki = await createTestPki();
-  daemon = await startDaemon({
-    pki,
-    config: {
-      sessions: { max_per_project: PER_PROJECT, max_global: GLOBAL },
-      input: { max_size_bytes: MAX_INPUT },
-    },
-  });
-  client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
-  for (const p of ['p1', 'p2', 'p3']) {
-    md[p] = bearer(await mintToken({ privatePem: pki.issuers.control.privatePem, project: p }));
-  }
-  baseChildren = descendants(daemon.pid).length;
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
+  for (const p of ['p1', 'p2', 'p3']) md[p] = await bridge.bearerFor(p);
+  baseChildren = descendants(bridge.daemon.pid).length;
 });
 
 const startFor = (project: string, sessionId: string = randomUUID()) =>
   outcome(
-    call(
-      client,
+    bridge.call(
       (c) => c.startSession,
-      { projectId: project, sessionId, repoPath: daemon.repo, provider: 'mock', agentOpts: {} },
+      {
+        projectId: project,
+        sessionId,
+        repoPath: bridge.daemon.repo,
+        provider: 'mock',
+        agentOpts: {},
+      },
       md[project]!,
     ),
   ).then((r) => ({ ...r, sessionId }));
 
-const children = () => descendants(daemon.pid).length - baseChildren;
+const children = () => descendants(bridge.daemon.pid).length - baseChildren;
 
 async function listIds(project: string, running = true): Promise<string[]> {
-  const list = await call(
-    client,
+  const list = await bridge.call(
     (c) => c.listSessions,
     {
       projectId: '',
@@ -83,7 +60,7 @@ async function listIds(project: string, running = true): Promise<string[]> {
   return list.sessions.map((s) => s.sessionId).sort();
 }
 
-describe('D1 session limits under concurrency', () => {
+describe('session limits under concurrency', () => {
   it(`100 concurrent starts for one project: exactly ${PER_PROJECT} succeed, the rest RESOURCE_EXHAUSTED`, async () => {
     const results = await Promise.all(Array.from({ length: 100 }, () => startFor('p1')));
     const ok = results.filter((r) => r.code === 'ok');
@@ -125,15 +102,15 @@ describe('D1 session limits under concurrency', () => {
 
   it('stopping one session frees exactly one slot', async () => {
     const victim = live.p1.pop()!;
-    await call(client, (c) => c.stopSession, { sessionId: victim, force: false }, md.p1!);
-    expect(await waitFor(() => children() === GLOBAL - 1)).toBe(true);
+    await bridge.call((c) => c.stopSession, { sessionId: victim, force: false }, md.p1!);
+    await waitFor(`${GLOBAL - 1} agents`, () => children() === GLOBAL - 1);
 
     const results = await Promise.all([startFor('p3'), startFor('p3'), startFor('p3')]);
     expect(results.filter((r) => r.code === 'ok')).toHaveLength(1);
     expect(results.filter((r) => r.code === status.RESOURCE_EXHAUSTED)).toHaveLength(2);
     expect(children()).toBe(GLOBAL);
     // The stopped session is retained (readable) but does not hold a slot.
-    const stopped = await call(client, (c) => c.getSession, { sessionId: victim }, md.p1!);
+    const stopped = await bridge.call((c) => c.getSession, { sessionId: victim }, md.p1!);
     expect(stopped.status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
   });
 });
@@ -148,17 +125,17 @@ describe('input.max_size_bytes is honoured (1024 here)', () => {
   ];
   it.each(cases)('%s', async (_name, text, ok) => {
     const sessionId = live.p1[0]!;
-    const seq0 = (await call(client, (c) => c.getSession, { sessionId }, md.p1!)).lastSeq;
+    const seq0 = (await bridge.call((c) => c.getSession, { sessionId }, md.p1!)).lastSeq;
     const r = await outcome(
-      call(client, (c) => c.sendInput, { sessionId, text, idempotencyKey: '' }, md.p1!),
+      bridge.call((c) => c.sendInput, { sessionId, text, idempotencyKey: '' }, md.p1!),
     );
-    const seq1 = (await call(client, (c) => c.getSession, { sessionId }, md.p1!)).lastSeq;
+    const seq1 = (await bridge.call((c) => c.getSession, { sessionId }, md.p1!)).lastSeq;
     if (ok) {
       expect(r.code).toBe('ok');
       expect(seq1).toBeGreaterThan(seq0);
       // Let the mock finish answering, so the next case starts from a quiet ring.
       await collect(
-        streamEvents(client, { sessionId, afterSeq: seq0 }, md.p1!),
+        bridge.stream({ sessionId, afterSeq: seq0 }, md.p1!),
         (e) => e.type === EventType.EVENT_TYPE_TURN_COMPLETED,
       );
     } else {

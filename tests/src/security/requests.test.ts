@@ -1,29 +1,29 @@
 /**
- * Catalogue §2c: request validation (R1–R7). Each bad request gets its exact
- * code and changes nothing; the child never receives rejected input; agents
+ * Request validation: input size, message size, repo_path, session_id,
+ * provider and agent_opts. Each bad request gets its exact code and changes
+ * nothing; the child never receives rejected input; agents
  * get literal argv and a filtered environment.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, collect, descendants, FAKE_AGENT, status, streamEvents } from '../harness/index.js';
-import { expectUnchanged, outcome, setupWorld, snapshot, type World } from './helpers.js';
+import { expectUnchanged, outcome, snapshot, useWorld } from './helpers.js';
 
 const ARGV_ARGS = ['$(id)', '; rm -rf ~', '`id`', 'two words', '--flag=x y', '*', '|', '\\n'];
 
-let w: World;
+const w = useWorld({
+  config: { sessions: { max_per_project: 20, max_global: 20 } },
+  fakeProviders: { echo: ['echo'], argv: ['argv', ...ARGV_ARGS] },
+  env: { BRIDGE_CA_PASSPHRASE: 'hunter2', SECRET_TOKEN: 'xyz' },
+});
 let echo: string;
 let dir: string;
 let repos: string;
 
 beforeAll(async () => {
-  w = await setupWorld({
-    config: { sessions: { max_per_project: 20, max_global: 20 } },
-    fakeProviders: { echo: ['echo'], argv: ['argv', ...ARGV_ARGS] },
-    env: { BRIDGE_CA_PASSPHRASE: 'hunter2', SECRET_TOKEN: 'xyz' },
-  });
   dir = w.daemon.dir;
   repos = join(dir, 'repos');
   mkdirSync(join(dir, 'reposevil'));
@@ -34,10 +34,6 @@ beforeAll(async () => {
   symlinkSync('/etc', join(repos, 'etc-link'));
   symlinkSync(join(repos, 'app'), join(repos, 'inner-link'));
   echo = await start({ provider: 'echo' });
-});
-
-afterAll(async () => {
-  await w?.close();
 });
 
 async function start(o: { provider?: string; repoPath?: string; sessionId?: string } = {}) {
@@ -115,7 +111,7 @@ async function quiet(sessionId: string): Promise<void> {
   await eventsAfter(sessionId, seq0, (e) => e.text === `echo: ${marker}`);
 }
 
-describe('R1 input size at the byte limit (65536 bytes of UTF-8)', () => {
+describe('input size at the byte limit (65536 bytes of UTF-8)', () => {
   const euro = '€'; // 3 bytes
   const cases: [string, string, boolean][] = [
     ['65536 × "a"', 'a'.repeat(65_536), true],
@@ -165,42 +161,31 @@ describe('R1 input size at the byte limit (65536 bytes of UTF-8)', () => {
     ]);
   });
 
-  it('idempotency_key over 128 bytes → INVALID_ARGUMENT, nothing written', async () => {
+  it.each([
+    [
+      'idempotency_key over 128 bytes → INVALID_ARGUMENT, nothing written',
+      { text: 'hi', idempotencyKey: 'k'.repeat(129) },
+      status.INVALID_ARGUMENT,
+    ],
+    [
+      'a 5 MiB message → RESOURCE_EXHAUSTED (gRPC receive limit), nothing written',
+      { text: 'x'.repeat(5 * 1024 * 1024), idempotencyKey: '' },
+      status.RESOURCE_EXHAUSTED,
+    ],
+  ])('%s', async (_name, input, code) => {
     await quiet(echo);
     const before = await snapshot(w);
     const seq0 = await lastSeq(echo);
     const r = await outcome(
-      call(
-        w.client,
-        (c) => c.sendInput,
-        { sessionId: echo, text: 'hi', idempotencyKey: 'k'.repeat(129) },
-        w.md,
-      ),
+      call(w.client, (c) => c.sendInput, { sessionId: echo, ...input }, w.md),
     );
-    expect(r.code).toBe(status.INVALID_ARGUMENT);
-    expect(await lastSeq(echo)).toBe(seq0);
-    await expectUnchanged(w, before);
-  });
-
-  it('R2 a 5 MiB message → RESOURCE_EXHAUSTED (gRPC receive limit), nothing written', async () => {
-    await quiet(echo);
-    const before = await snapshot(w);
-    const seq0 = await lastSeq(echo);
-    const r = await outcome(
-      call(
-        w.client,
-        (c) => c.sendInput,
-        { sessionId: echo, text: 'x'.repeat(5 * 1024 * 1024), idempotencyKey: '' },
-        w.md,
-      ),
-    );
-    expect(r.code).toBe(status.RESOURCE_EXHAUSTED);
+    expect(r.code).toBe(code);
     expect(await lastSeq(echo)).toBe(seq0);
     await expectUnchanged(w, before);
   });
 });
 
-describe('R3/R4 repo_path', () => {
+describe('repo_path', () => {
   const p = (f: () => string) => f;
   const rejected: [string, () => string, number][] = [
     ['<allowed>/../../etc', p(() => `${repos}/../../etc`), status.INVALID_ARGUMENT],
@@ -224,9 +209,9 @@ describe('R3/R4 repo_path', () => {
     ],
     ['symlink inside the root → /etc', p(() => `${repos}/etc-link`), status.PERMISSION_DENIED],
     ['/etc/passwd (a file outside)', p(() => '/etc/passwd'), status.PERMISSION_DENIED],
-    ['R4 missing dir inside the root', p(() => `${repos}/missing`), status.FAILED_PRECONDITION],
-    ['R4 a file inside the root', p(() => `${repos}/file.txt`), status.FAILED_PRECONDITION],
-    ['R4 literal glob characters', p(() => `${repos}/*`), status.FAILED_PRECONDITION],
+    ['missing dir inside the root', p(() => `${repos}/missing`), status.FAILED_PRECONDITION],
+    ['a file inside the root', p(() => `${repos}/file.txt`), status.FAILED_PRECONDITION],
+    ['literal glob characters', p(() => `${repos}/*`), status.FAILED_PRECONDITION],
   ];
   it.each(rejected)('%s → %i', async (_name, path, code) => {
     const details = await expectStartRejected({ repoPath: path() }, code);
@@ -261,7 +246,7 @@ describe('R3/R4 repo_path', () => {
   });
 });
 
-describe('R5 session_id', () => {
+describe('session_id', () => {
   const u = () => randomUUID();
   const bad: [string, () => string][] = [
     ['not a UUID', () => 'abc'],
@@ -314,7 +299,7 @@ describe('R5 session_id', () => {
   });
 });
 
-describe('R6 provider is an exact registry id', () => {
+describe('provider is an exact registry id', () => {
   const cases = [
     'claude; rm -rf ~',
     '../bin/sh',
@@ -336,7 +321,7 @@ describe('R6 provider is an exact registry id', () => {
   });
 });
 
-describe('R7 agent_opts and the child process', () => {
+describe('agent_opts and the child process', () => {
   const opts: Record<string, string>[] = [
     { '--dangerously-skip-permissions': 'true' },
     { '--config': '/etc/shadow' },

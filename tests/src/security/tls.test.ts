@@ -1,8 +1,10 @@
 /**
- * Catalogue §2b, T1–T3 (+ expired, wrong EKU, SAN mismatch) and T7: only
- * TLS 1.3 with a client certificate from the configured CA reaches the
- * service. Every other connection gets UNAVAILABLE and the daemon does
- * nothing (no auth decision, no session, no process).
+ * Transport security: only TLS 1.3 with a valid client certificate from the
+ * configured CA reaches the service. A TLS 1.2 client, no client certificate,
+ * an untrusted CA, an expired certificate, a server certificate used as a
+ * client one, a wrong server name and plaintext (grpc-js, raw HTTP/2,
+ * HTTP/1.1) are all refused (UNAVAILABLE for grpc-js clients), and the daemon
+ * does nothing for them (no auth decision, no session, no process).
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -13,19 +15,11 @@ import { createSecureContext } from 'node:tls';
 import { type CertAndKey, issueCert } from '@agent-bridge/pki';
 import { BridgeServiceClient } from '@agent-bridge/proto';
 import { credentials } from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, connect, status } from '../harness/index.js';
-import { expectUnchanged, outcome, setupWorld, snapshot, type World } from './helpers.js';
+import { expectUnchanged, outcome, snapshot, useWorld } from './helpers.js';
 
-let w: World;
-
-beforeAll(async () => {
-  w = await setupWorld();
-});
-
-afterAll(async () => {
-  await w?.close();
-});
+const w = useWorld();
 
 /** A client with full control over what it presents. */
 function customClient(o: {
@@ -100,7 +94,7 @@ describe('grpc-js clients the daemon must refuse (UNAVAILABLE, nothing done)', (
     }
   });
 
-  it('T1 a TLS 1.2-only client', async () => {
+  it('a TLS 1.2-only client', async () => {
     await expectRefused(
       connect({
         port: w.daemon.port,
@@ -112,15 +106,15 @@ describe('grpc-js clients the daemon must refuse (UNAVAILABLE, nothing done)', (
     );
   });
 
-  it('T2 no client certificate', async () => {
+  it('no client certificate', async () => {
     await expectRefused(customClient({}));
   });
 
-  it('T3 a client certificate from an untrusted CA (same CN)', async () => {
+  it('a client certificate from an untrusted CA (same CN)', async () => {
     await expectRefused(customClient({ client: w.pki.rogueClient }));
   });
 
-  it('T4 an expired client certificate from the trusted CA', async () => {
+  it('an expired client certificate from the trusted CA', async () => {
     const expired = await issueCert({
       type: 'client',
       cn: 'control-plane',
@@ -130,7 +124,7 @@ describe('grpc-js clients the daemon must refuse (UNAVAILABLE, nothing done)', (
     await expectRefused(customClient({ client: expired }));
   });
 
-  it('T3 the server certificate (serverAuth EKU only) used as a client certificate', async () => {
+  it('the server certificate (serverAuth EKU only) used as a client certificate', async () => {
     const server: CertAndKey = {
       certPem: readFileSync(w.pki.serverCertPath, 'utf8'),
       keyPem: readFileSync(w.pki.serverKeyPath, 'utf8'),
@@ -138,16 +132,16 @@ describe('grpc-js clients the daemon must refuse (UNAVAILABLE, nothing done)', (
     await expectRefused(customClient({ client: server }));
   });
 
-  it('T6 a server name that is not in the server certificate', async () => {
+  it('a server name that is not in the server certificate', async () => {
     await expectRefused(customClient({ client: w.pki.client, target: 'evil.example' }));
   });
 
-  it('T7 a plaintext (insecure) grpc-js client', async () => {
+  it('a plaintext (insecure) grpc-js client', async () => {
     await expectRefused(customClient({ insecure: true }));
   });
 });
 
-describe('T7 raw plaintext HTTP/2 on the port', () => {
+describe('raw plaintext HTTP/2 on the port', () => {
   it('gets no HTTP/2 SETTINGS frame and is closed', async () => {
     const before = await snapshot(w);
     const preface = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
@@ -251,7 +245,7 @@ describe('openssl s_client against the listener', () => {
   it.skipIf(!hasOpenssl)(
     '-tls1_3 with an untrusted-CA client certificate: the server closes right after the handshake',
     () => {
-      // Catalogue finding 3: with TLS 1.3 the client's handshake "succeeds"
+      // With TLS 1.3 the client's handshake "succeeds"
       // and Node then closes the connection (no alert is sent). -ign_eof makes
       // s_client wait for the server instead of leaving on its own EOF.
       const r = sClient(['-tls1_3', '-ign_eof'], w.pki.rogueClient);
