@@ -162,6 +162,13 @@ export class SupervisedProcess {
     if (!this.inputOpen || !stdin || stdin.destroyed || !stdin.writable)
       throw new InputClosedError();
     stdin.write(data);
+    // A pipe whose reader has gone fails the write at once (EPIPE): the
+    // stream is errored before write returns, so the input is refused now
+    // rather than accepted and silently lost.
+    if (stdin.errored) {
+      this.stdinOpen = false;
+      throw new InputClosedError();
+    }
   }
 
   closeInput(): void {
