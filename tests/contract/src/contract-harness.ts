@@ -169,7 +169,12 @@ export async function contractDaemon(providers: Record<string, Record<string, un
     return current;
   };
 
-  const sessions = sessionClient(client, renew, { projectId: 'alpha', repoPath: daemon.repo });
+  // Real CLIs and their turns take seconds; a turn that hangs ends at its turn_timeout (up to 90 s).
+  const sessions = sessionClient(client, renew, {
+    projectId: 'alpha',
+    repoPath: daemon.repo,
+    eventsTimeoutMs: 100_000,
+  });
   return {
     daemon,
     client,

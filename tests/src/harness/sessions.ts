@@ -13,7 +13,12 @@ export type Auth = Metadata | (() => Promise<Metadata>);
 export function sessionClient(
   client: BridgeServiceClient,
   auth: Auth,
-  opts: { projectId: string; repoPath: string },
+  opts: {
+    projectId: string;
+    repoPath: string;
+    /** How long `events` waits by default (real CLIs take longer than fakes). */
+    eventsTimeoutMs?: number;
+  },
 ) {
   const md = async () => (typeof auth === 'function' ? auth() : auth);
   const session = (sessionId: string) => ({
@@ -29,7 +34,7 @@ export function sessionClient(
      * until the stream ends. Fails when the stream ends before `until` holds,
      * or after `timeoutMs` (see `collect`).
      */
-    events: async (until?: (all: SessionEvent[]) => boolean, timeoutMs?: number) =>
+    events: async (until?: (all: SessionEvent[]) => boolean, timeoutMs = opts.eventsTimeoutMs) =>
       (
         await collect(
           streamEvents(client, { sessionId, afterSeq: 0n }, await md()),

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { StartupGate } from './startup-gate.js';
+import { StartupError } from './supervised-process.js';
+
+/** A start-up the test finishes by hand, recording when it began. */
+function startup(log: string[], name: string) {
+  let finish!: (ok: boolean) => void;
+  const done = new Promise<boolean>((resolve) => {
+    finish = resolve;
+  });
+  return {
+    run: async () => {
+      log.push(`${name} begins`);
+      if (!(await done)) throw new Error(`${name} failed`);
+      log.push(`${name} ready`);
+      return name;
+    },
+    finish,
+  };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+const never = new AbortController().signal;
+
+describe('StartupGate', () => {
+  it('runs start-ups with the same key one at a time, in order, whether they succeed or fail', async () => {
+    const gate = new StartupGate();
+    const log: string[] = [];
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => startup(log, n));
+    const runs = [a!, b!, c!].map((s) => gate.run('home', never, s.run));
+    await tick();
+    expect(log).toEqual(['a begins']);
+    a!.finish(false);
+    await expect(runs[0]).rejects.toThrow('a failed');
+    await tick();
+    expect(log).toEqual(['a begins', 'b begins']);
+    b!.finish(true);
+    c!.finish(true);
+    expect(await Promise.all(runs.slice(1))).toEqual(['b', 'c']);
+    expect(log).toEqual(['a begins', 'b begins', 'b ready', 'c begins', 'c ready']);
+  });
+
+  it('lets start-ups with different keys run side by side', async () => {
+    const gate = new StartupGate();
+    const log: string[] = [];
+    const a = startup(log, 'a');
+    const b = startup(log, 'b');
+    const runs = [gate.run('home-1', never, a.run), gate.run('home-2', never, b.run)];
+    await tick();
+    expect(log).toEqual(['a begins', 'b begins']);
+    a.finish(true);
+    b.finish(true);
+    expect(await Promise.all(runs)).toEqual(['a', 'b']);
+  });
+
+  it('a start-up abandoned while it waits fails at once, and the next still waits for the running one', async () => {
+    const gate = new StartupGate();
+    const log: string[] = [];
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => startup(log, n));
+    const abandon = new AbortController();
+    const first = gate.run('home', never, a!.run);
+    const second = gate.run('home', abandon.signal, b!.run);
+    const third = gate.run('home', never, c!.run);
+    abandon.abort();
+    await expect(second).rejects.toThrow(StartupError);
+    await tick();
+    expect(log).toEqual(['a begins']);
+    a!.finish(true);
+    c!.finish(true);
+    expect(await Promise.all([first, third])).toEqual(['a', 'c']);
+    expect(log).toEqual(['a begins', 'a ready', 'c begins', 'c ready']);
+  });
+});
