@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { startBridge, waitFor } from '@agent-bridge/tests/harness';
 
 /** Resident set size of `pid` in KiB. */
-export function rssKiB(pid: number): number {
+function rssKiB(pid: number): number {
   const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error(`no VmRSS for pid ${pid}`);
   return Number(m[1]);

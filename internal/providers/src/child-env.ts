@@ -3,7 +3,7 @@
  * other variable (credentials, BRIDGE_* settings, tokens) stays in the daemon;
  * a provider that needs more gets it explicitly through `providers.<id>.env`.
  */
-export const INHERITED_ENV = [
+const INHERITED_ENV = [
   'PATH',
   'HOME',
   'USER',

@@ -13,7 +13,6 @@ export type {
   SessionSpec,
 } from './provider.js';
 export {
-  ADAPTER_NAMES,
   createProviders,
   KNOWN_AGENT_IDS,
   ProviderConfigError,

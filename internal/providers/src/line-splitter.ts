@@ -1,7 +1,7 @@
 const NEWLINE = 0x0a;
 
 /** Longest line emitted as one event; longer lines are split and marked as continued. */
-export const MAX_LINE_BYTES = 64 * 1024;
+const MAX_LINE_BYTES = 64 * 1024;
 
 /**
  * Turns a byte stream into lines. A line split across writes is reassembled;

@@ -11,8 +11,8 @@ export class RequestError extends Error {
   }
 }
 
-export const TIMED_OUT = -32001;
-export const CLOSED = -32099;
+const TIMED_OUT = -32001;
+const CLOSED = -32099;
 
 interface Pending {
   resolve(v: unknown): void;

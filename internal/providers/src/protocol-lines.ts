@@ -55,7 +55,7 @@ export function protocolLineReader(
 }
 
 /** Parses a stdout line as a JSON object; undefined for anything else. */
-export function parseJsonLine(text: string): JsonObject | undefined {
+function parseJsonLine(text: string): JsonObject | undefined {
   const t = text.trim();
   if (!t.startsWith('{')) return undefined;
   try {

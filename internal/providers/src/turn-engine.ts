@@ -2,7 +2,7 @@ import type { AgentEvent, EventData } from './events.js';
 import { InputClosedError } from './supervised-process.js';
 
 /** How long an interrupt waits for the agent to end the turn, by default. */
-export const INTERRUPT_WAIT_MS = 5_000;
+const INTERRUPT_WAIT_MS = 5_000;
 
 /** What the protocol driver does for the engine. */
 export interface TurnProtocol {

@@ -94,6 +94,3 @@ export function expectNoSecret(text: string, secrets: readonly string[]): void {
     }
   }
 }
-
-/** An unauthenticated-by-default request set: one cheap unary call. */
-export const health = (w: World, md: Metadata) => call(w.client, (c) => c.health, {}, md);

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Check, NodeReader } from './node-reader.js';
 
 /** What every reader needs: where problems go, and what relative paths are relative to. */
-export interface ReadContext {
+interface ReadContext {
   readonly r: NodeReader;
   readonly baseDir: string;
 }

@@ -23,7 +23,7 @@ const MODE_OPTION: OptionSpec = {
   defaultAllowed: ['default', 'plan', 'read-only'],
 };
 
-export const ACP_OPTION_SPECS: OptionSpecs = { model: MODEL_OPTION, mode: MODE_OPTION };
+const ACP_OPTION_SPECS: OptionSpecs = { model: MODEL_OPTION, mode: MODE_OPTION };
 
 /** opencode's permission config (merged over its own) that sends every tool use to the client. */
 const OPENCODE_ASK_ALL = JSON.stringify({ '*': 'ask' });

@@ -23,9 +23,7 @@ export const ACP_METHODS = {
   requestPermission: 'session/request_permission',
 } as const;
 
-export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled';
-
-export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
 
 export interface PermissionOption {
   optionId: string;
@@ -58,12 +56,12 @@ export interface AuthMethod {
   description?: string;
 }
 
-export interface SessionMode {
+interface SessionMode {
   id: string;
   name?: string;
 }
 
-export interface ConfigOption {
+interface ConfigOption {
   id: string;
   category?: string;
   type?: string;

@@ -4,7 +4,7 @@ import { probeOutput } from '../binary-probe.js';
 import type { AuthProbe } from '../structured-provider.js';
 
 /** Variables that give gemini credentials (the key itself is never validated: that costs a call). */
-export const GEMINI_AUTH_ENV = [
+const GEMINI_AUTH_ENV = [
   'GEMINI_API_KEY',
   'GOOGLE_API_KEY',
   'GOOGLE_GENAI_USE_VERTEXAI',
@@ -12,7 +12,7 @@ export const GEMINI_AUTH_ENV = [
 ] as const;
 
 /** Provider keys opencode picks up from its environment (names only are ever reported). */
-export const OPENCODE_PROVIDER_ENV = [
+const OPENCODE_PROVIDER_ENV = [
   'ANTHROPIC_API_KEY',
   'OPENAI_API_KEY',
   'GEMINI_API_KEY',

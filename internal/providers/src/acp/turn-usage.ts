@@ -61,7 +61,7 @@ export class TurnUsage {
 }
 
 /** Numeric token counts with snake_case keys ("inputTokens" → "input_tokens"); undefined when none. */
-export function tokenCounts(v: unknown): Record<string, number> | undefined {
+function tokenCounts(v: unknown): Record<string, number> | undefined {
   if (!isRecord(v)) return undefined;
   const out: Record<string, number> = {};
   for (const [k, n] of Object.entries(v)) {

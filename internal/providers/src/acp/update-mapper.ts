@@ -5,7 +5,7 @@ import type { PermissionAnswer } from './permission-answer.js';
 import { TurnUsage } from './turn-usage.js';
 
 /** A complete message is kept up to this many characters (the deltas carry all of it). */
-export const MAX_MESSAGE_CHARS = 1024 * 1024;
+const MAX_MESSAGE_CHARS = 1024 * 1024;
 
 interface Pending {
   thought: boolean;

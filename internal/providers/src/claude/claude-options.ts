@@ -1,6 +1,6 @@
 import { MODEL_OPTION, type OptionSpecs } from '../option-policy.js';
 
-export const PERMISSION_MODES = [
+const PERMISSION_MODES = [
   'default',
   'acceptEdits',
   'plan',

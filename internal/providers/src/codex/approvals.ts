@@ -2,7 +2,7 @@ import type { AgentEvent, EventData } from '../events.js';
 import { str } from '../json-value.js';
 
 /** The server→client requests that ask the bridge to decide something. */
-export const APPROVAL_METHODS = {
+const APPROVAL_METHODS = {
   command: 'item/commandExecution/requestApproval',
   fileChange: 'item/fileChange/requestApproval',
   permissions: 'item/permissions/requestApproval',

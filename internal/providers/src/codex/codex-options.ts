@@ -1,14 +1,14 @@
 import { MODEL_OPTION, type OptionSpecs } from '../option-policy.js';
 
-export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
-export const APPROVAL_POLICIES = ['untrusted', 'on-request', 'never'] as const;
+const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
+const APPROVAL_POLICIES = ['untrusted', 'on-request', 'never'] as const;
 
 /**
  * What a session runs with when neither the config's default_opts nor the
  * client chose: the most restrictive sandbox and the policy that asks before
  * anything but known-safe reads. Widening either is the operator's call.
  */
-export const CODEX_DEFAULTS = {
+const CODEX_DEFAULTS = {
   sandbox: 'read-only',
   approval_policy: 'untrusted',
 } as const;

@@ -2,7 +2,7 @@ import type { AgentEvent, EventData } from '../events.js';
 import { str } from '../json-value.js';
 
 /** Thread items that are the agent acting (a tool in the bridge's terms). */
-export const TOOL_ITEM_TYPES: ReadonlySet<string> = new Set([
+const TOOL_ITEM_TYPES: ReadonlySet<string> = new Set([
   'commandExecution',
   'fileChange',
   'mcpToolCall',

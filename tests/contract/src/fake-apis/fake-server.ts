@@ -27,7 +27,7 @@ export const BAD_KEY = 'sk-bad';
  * it): it always gets a plain answer, so a keyword meant for the agent
  * neither calls a tool there nor stalls it.
  */
-export function chooseScript(lastUser: unknown, hasToolResult: boolean, tools: boolean): Script {
+function chooseScript(lastUser: unknown, hasToolResult: boolean, tools: boolean): Script {
   if (hasToolResult) return 'after-tool';
   if (!tools) return 'text';
   const text = lastText(lastUser);
