@@ -52,7 +52,7 @@ const ADAPTERS = new Map<string, Factory>([
 ]);
 
 /** Adapter names this build knows, as `providers.<id>.adapter` takes them. */
-export const ADAPTER_NAMES: readonly string[] = [...ADAPTERS.keys()];
+const ADAPTER_NAMES: readonly string[] = [...ADAPTERS.keys()];
 
 /**
  * The adapter a provider gets when its config names none, by provider id, so
