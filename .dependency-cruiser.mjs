@@ -25,80 +25,71 @@ const TRANSPORT = [
   '^@agent-bridge/proto$',
 ];
 
+/**
+ * A rule that fails the check: imports from `from` to `to` (dependency-cruiser
+ * path conditions), explained by `comment`, which is printed with each hit.
+ */
+const forbid = (name, comment, from, to) => ({ name, comment, severity: 'error', from, to });
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
   forbidden: [
-    {
-      name: 'core-and-providers-no-transport',
-      comment:
-        'The core (internal/bridge) and the providers know nothing about gRPC or TLS: no ' +
+    forbid(
+      'core-and-providers-no-transport',
+      'The core (internal/bridge) and the providers know nothing about gRPC or TLS: no ' +
         '@grpc/*, node:tls or @agent-bridge/proto. Their types are plain TypeScript; the server ' +
         'converts.',
-      severity: 'error',
-      from: { path: '^internal/(bridge|providers)/' },
-      to: { path: TRANSPORT },
-    },
-    {
-      name: 'core-imports-only-providers',
-      comment:
-        'Of our packages the core (internal/bridge) imports only providers: the Provider ' +
+      { path: '^internal/(bridge|providers)/' },
+      { path: TRANSPORT },
+    ),
+    forbid(
+      'core-imports-only-providers',
+      'Of our packages the core (internal/bridge) imports only providers: the Provider ' +
         'interface, event types and errors.',
-      severity: 'error',
-      from: { path: '^internal/bridge/' },
-      to: { path: WORKSPACE, pathNot: ['^internal/bridge/', '^internal/providers/'] },
-    },
-    {
-      name: 'internal-leaf-imports-no-workspace-package',
-      comment:
-        'config, pki, auth and providers (and any new internal package) import none of our ' +
+      { path: '^internal/bridge/' },
+      { path: WORKSPACE, pathNot: ['^internal/bridge/', '^internal/providers/'] },
+    ),
+    forbid(
+      'internal-leaf-imports-no-workspace-package',
+      'config, pki, auth and providers (and any new internal package) import none of our ' +
         'other packages: each stands on its own. Only the core and the server depend on others.',
-      severity: 'error',
-      from: { path: '^internal/([^/]+)/', pathNot: '^internal/(bridge|server)/' },
-      to: { path: WORKSPACE, pathNot: '^internal/$1/' },
-    },
-    {
-      name: 'server-imports-daemon-parts-only',
-      comment:
-        'The server is the only part that meets both worlds: it imports proto, config, pki, ' +
+      { path: '^internal/([^/]+)/', pathNot: '^internal/(bridge|server)/' },
+      { path: WORKSPACE, pathNot: '^internal/$1/' },
+    ),
+    forbid(
+      'server-imports-daemon-parts-only',
+      'The server is the only part that meets both worlds: it imports proto, config, pki, ' +
         'auth, core and providers, but no entry point (cmd/*), test or benchmark.',
-      severity: 'error',
-      from: { path: '^internal/server/' },
-      to: { path: WORKSPACE, pathNot: ['^internal/', '^packages/proto/'] },
-    },
-    {
-      name: 'public-packages-not-internal',
-      comment:
-        'packages/* are published: they never import internal/*, cmd/*, tests or bench, so ' +
+      { path: '^internal/server/' },
+      { path: WORKSPACE, pathNot: ['^internal/', '^packages/proto/'] },
+    ),
+    forbid(
+      'public-packages-not-internal',
+      'packages/* are published: they never import internal/*, cmd/*, tests or bench, so ' +
         'users of the generated code never pull in the daemon.',
-      severity: 'error',
-      from: { path: '^packages/' },
-      to: { path: ['^internal/', '^cmd/', '^tests/', '^bench/'] },
-    },
-    {
-      name: 'no-private-of-another-package',
-      comment:
-        "src/private/ holds a package's internals: only modules of the same package import them. " +
+      { path: '^packages/' },
+      { path: ['^internal/', '^cmd/', '^tests/', '^bench/'] },
+    ),
+    forbid(
+      'no-private-of-another-package',
+      "src/private/ holds a package's internals: only modules of the same package import them. " +
         'Import what you need from the package name (its index.ts) instead.',
-      severity: 'error',
-      from: { path: '^((packages|internal|cmd)/[^/]+|tests|bench)/' },
-      to: { path: '^(packages|internal|cmd)/[^/]+/src/private/', pathNot: '^$1/' },
-    },
-    {
-      name: 'no-circular',
-      comment: 'No import cycles, within a package or between packages.',
-      severity: 'error',
-      from: {},
-      to: { circular: true },
-    },
-    {
-      name: 'not-to-unresolvable',
-      comment:
-        'Every import resolves (a workspace package that does not resolve would slip past the ' +
+      { path: '^((packages|internal|cmd)/[^/]+|tests|bench)/' },
+      { path: '^(packages|internal|cmd)/[^/]+/src/private/', pathNot: '^$1/' },
+    ),
+    forbid(
+      'no-circular',
+      'No import cycles, within a package or between packages.',
+      {},
+      { circular: true },
+    ),
+    forbid(
+      'not-to-unresolvable',
+      'Every import resolves (a workspace package that does not resolve would slip past the ' +
         'rules above). Add the package to the package.json of the importer, or fix the path.',
-      severity: 'error',
-      from: {},
-      to: { couldNotResolve: true },
-    },
+      {},
+      { couldNotResolve: true },
+    ),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -32,21 +32,37 @@ export interface StartRequest {
   agentOpts: Record<string, string>;
 }
 
-/** Settings of the core, from the daemon's configuration. Durations in ms. */
+/** Settings of the core, from the daemon's configuration. Durations in ms, sizes in bytes. */
 export interface CoreSettings {
+  // How much may run at once.
+  /** Live sessions of one project. */
   maxPerProject: number;
+  /** Live sessions of the daemon. */
   maxGlobal: number;
-  idleTimeoutMs: number;
-  stopGracePeriodMs: number;
-  eventBufferSize: number;
-  eventBufferBytes: number;
-  retentionMs: number;
+  /** Open streams per session, and acknowledged cursors kept per session. */
   maxSubscribers: number;
-  subscriberTtlMs: number;
+  /** One SendInput's text. */
   maxInputBytes: number;
+  /** Repository paths sessions may run in (per-segment globs). */
   allowedPaths: string[];
+
+  // What a session keeps.
+  /** Events held per session: by count... */
+  eventBufferSize: number;
+  /** ...and by bytes; the oldest are evicted first. */
+  eventBufferBytes: number;
+
+  // When things end.
   /** Per provider: how long start-up may take. */
   startupTimeoutMs: (providerId: string) => number;
+  /** A running session with no input, output or reader for this long is stopped; 0 = never. */
+  idleTimeoutMs: number;
+  /** How long a stopping agent gets before it is killed. */
+  stopGracePeriodMs: number;
+  /** How long an ended session stays readable. */
+  retentionMs: number;
+  /** How long a cursor lives with no ack and no open stream. */
+  subscriberTtlMs: number;
 }
 
 /** The subset of pino's API the core uses. */

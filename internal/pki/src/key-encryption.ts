@@ -8,6 +8,7 @@ import {
 import { splitPem, toPem } from './pem.js';
 import { PkiError } from './pki-error.js';
 import { der, integerValue, oidToString, readDer } from './private/der.js';
+import { unencryptedPrivateKey } from './private/unencrypted-key.js';
 
 /**
  * How CA keys are encrypted at rest: PKCS#8 EncryptedPrivateKeyInfo with
@@ -41,13 +42,7 @@ function readPrivateKey(pem: string, passphrase?: string): KeyObject {
 /** Encrypts a private key (any PEM form Node reads) as PBES2 PKCS#8 PEM. */
 export function encryptPrivateKey(pem: string, passphrase: string): string {
   if (passphrase.length === 0) throw new PkiError('invalid-input', 'the passphrase is empty');
-  let key: KeyObject;
-  try {
-    key = readPrivateKey(pem);
-  } catch {
-    throw new PkiError('invalid-input', 'not a readable unencrypted private key');
-  }
-  const plain = key.export({ type: 'pkcs8', format: 'der' });
+  const plain = unencryptedPrivateKey(pem).export({ type: 'pkcs8', format: 'der' });
   const salt = randomBytes(KEY_ENCRYPTION.saltBytes);
   const iv = randomBytes(16);
   const cek = pbkdf2Sync(passphrase, salt, KEY_ENCRYPTION.iterations, 32, 'sha256');

@@ -103,27 +103,19 @@ function onLine(line) {
   }
   if (msg.type === 'control_request') {
     const id = msg.request_id;
-    if (msg.request?.subtype === 'initialize') {
-      out({
-        type: 'control_response',
-        response: {
-          subtype: 'success',
-          request_id: id,
-          response: { commands: [], models: [{ value: 'mock' }], pid: process.pid },
-        },
+    const subtype = msg.request?.subtype;
+    const reply = (response) =>
+      out({ type: 'control_response', response: { request_id: id, ...response } });
+    if (subtype === 'initialize') {
+      reply({
+        subtype: 'success',
+        response: { commands: [], models: [{ value: 'mock' }], pid: process.pid },
       });
-    } else if (msg.request?.subtype === 'interrupt') {
+    } else if (subtype === 'interrupt') {
       if (current) current.cancelled = true;
-      out({ type: 'control_response', response: { subtype: 'success', request_id: id } });
+      reply({ subtype: 'success' });
     } else {
-      out({
-        type: 'control_response',
-        response: {
-          subtype: 'error',
-          request_id: id,
-          error: `unsupported control request ${msg.request?.subtype}`,
-        },
-      });
+      reply({ subtype: 'error', error: `unsupported control request ${subtype}` });
     }
     return;
   }

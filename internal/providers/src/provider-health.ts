@@ -7,6 +7,12 @@ export interface AuthProbe {
   detail: string;
 }
 
+/** An auth check that gave no usable answer: unknown, with the first line it printed. */
+export function authCheckFailed(command: string, output: string): AuthProbe {
+  const first = (output.split('\n')[0] ?? '').trim().slice(0, 200);
+  return { state: 'unknown', detail: `${command} failed: ${first || 'no output (timed out?)'}` };
+}
+
 export interface HealthProbe {
   /** The binary's absolute path; rejects with the reason it cannot run. */
   binary(): Promise<string>;

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { AcpProvider } from './acp/acp-provider.js';
+import type { AgentSettings } from './agent-settings.js';
 import { ClaudeProvider } from './claude/claude-provider.js';
 import { CodexProvider } from './codex/codex-provider.js';
 import { MockProvider } from './mock-provider.js';
@@ -12,20 +13,12 @@ import type { Spawner } from './supervised-process.js';
  * One provider as configured. `adapter`, `binary` and `args` may be left
  * out: the registry fills them in from the provider id (see createProviders).
  */
-export interface ProviderDefinition {
+export interface ProviderDefinition extends AgentSettings {
   adapter?: string | undefined;
   binary?: string | undefined;
   args?: string[] | undefined;
-  env: Record<string, string>;
   /** Regex a stdout line must match before the agent counts as started ('' = at spawn). */
   readyPattern?: string;
-  turnTimeoutMs?: number;
-  emitRaw?: boolean;
-  permissions?: 'deny' | 'allow';
-  allowedOpts?: Record<string, string[]> | undefined;
-  defaultOpts?: Record<string, string>;
-  isolateHome?: boolean;
-  healthTtlMs?: number;
 }
 
 /** What providers take from their surroundings, passed in rather than read from globals. */

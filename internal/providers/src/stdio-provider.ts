@@ -2,13 +2,7 @@ import { awaitStartup } from './await-startup.js';
 import { CachedProbe, resolveCommand } from './binary-probe.js';
 import { childEnv } from './child-env.js';
 import type { AgentEvent } from './events.js';
-import type {
-  AgentHandle,
-  Provider,
-  ProviderCapabilities,
-  ProviderStatus,
-  SessionSpec,
-} from './provider.js';
+import type { AgentHandle, Provider, ProviderStatus, SessionSpec } from './provider.js';
 import { probeHealth } from './provider-health.js';
 import type { Spawner } from './supervised-process.js';
 
@@ -36,7 +30,7 @@ const HEALTH_TTL_MS = 60_000;
  * event. Its graceful stop step is closing stdin.
  */
 export class StdioProvider implements Provider {
-  readonly capabilities: ProviderCapabilities = {
+  readonly capabilities = {
     structuredEvents: false,
     multiTurn: true,
     interrupt: false,

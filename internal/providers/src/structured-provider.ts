@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import type { AgentSettings } from './agent-settings.js';
 import { awaitStartup } from './await-startup.js';
 import { CachedProbe, resolveCommand } from './binary-probe.js';
 import { childEnv } from './child-env.js';
@@ -24,27 +25,19 @@ import {
 } from './supervised-process.js';
 import { TurnEngine, type TurnProtocol } from './turn-engine.js';
 
-export interface StructuredProviderOptions {
+export interface StructuredProviderOptions extends AgentSettings {
   id: string;
   binary: string;
   /** Extra argv from config, appended after the adapter's protocol arguments. */
   args: readonly string[];
-  env: Readonly<Record<string, string>>;
   parentEnv: NodeJS.ProcessEnv;
   /** Where per-session homes (`isolateHome`) are created. */
   tempRoot: string;
   spawn: Spawner;
   /** Serialises start-ups that share a home; shared by the providers built together. */
   startupGate: StartupGate;
-  turnTimeoutMs?: number;
   /** How long an interrupt waits for the agent to end the turn (default 5s). */
   interruptWaitMs?: number;
-  emitRaw?: boolean;
-  permissions?: 'deny' | 'allow';
-  allowedOpts?: Record<string, string[]> | undefined;
-  defaultOpts?: Record<string, string>;
-  isolateHome?: boolean;
-  healthTtlMs?: number;
 }
 
 /** What a protocol driver gets to talk to its agent and report events. */
@@ -72,8 +65,6 @@ export interface ProtocolDriver extends TurnProtocol {
   /** The process has exited and all output was delivered. */
   onExit?(info: ExitInfo): void;
 }
-
-export type { AuthProbe } from './provider-health.js';
 
 const DEFAULT_HEALTH_TTL_MS = 60_000;
 const DEFAULT_TURN_TIMEOUT_MS = 10 * 60_000;

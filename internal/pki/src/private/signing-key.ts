@@ -1,6 +1,7 @@
-import { createPrivateKey, createPublicKey, type KeyObject, webcrypto } from 'node:crypto';
+import { createPublicKey, type KeyObject, webcrypto } from 'node:crypto';
 import { curveName } from '../key-type.js';
 import { PkiError } from '../pki-error.js';
+import { unencryptedPrivateKey } from './unencrypted-key.js';
 
 export interface SigningKey {
   key: webcrypto.CryptoKey;
@@ -20,12 +21,7 @@ const EC_HASH: Record<string, string> = {
  * has no KeyObject.toCryptoKey, so the key goes through PKCS#8 DER again.
  */
 export async function toSigningKey(privatePem: string): Promise<SigningKey> {
-  let keyObject: KeyObject;
-  try {
-    keyObject = createPrivateKey(privatePem);
-  } catch {
-    throw new PkiError('invalid-input', 'not a readable unencrypted private key');
-  }
+  const keyObject = unencryptedPrivateKey(privatePem);
   const der = keyObject.export({ type: 'pkcs8', format: 'der' });
   const publicKey = createPublicKey(keyObject);
   if (keyObject.asymmetricKeyType === 'ec') {

@@ -1,9 +1,8 @@
 import { MODEL_OPTION, type OptionSpec, type OptionSpecs } from '../option-policy.js';
 import type { ProviderCapabilities, SessionSpec } from '../provider.js';
+import type { AuthProbe } from '../provider-health.js';
 import {
-  type AuthProbe,
   type DriverContext,
-  type ProtocolDriver,
   StructuredProvider,
   type StructuredProviderOptions,
 } from '../structured-provider.js';
@@ -65,7 +64,7 @@ export class AcpProvider extends StructuredProvider {
     return { GEMINI_CLI_TRUST_WORKSPACE: 'true', GEMINI_CLI_NO_RELAUNCH: 'true' };
   }
 
-  protected createDriver(ctx: DriverContext): ProtocolDriver {
+  protected createDriver(ctx: DriverContext) {
     return new AcpDriver(ctx, { modelVia: this.flavour === 'gemini' ? 'argv' : 'protocol' });
   }
 

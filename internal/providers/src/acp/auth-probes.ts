@@ -1,7 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { probeOutput } from '../binary-probe.js';
-import type { AuthProbe } from '../structured-provider.js';
+import { type AuthProbe, authCheckFailed } from '../provider-health.js';
 
 /** Variables that give gemini credentials (the key itself is never validated: that costs a call). */
 const GEMINI_AUTH_ENV = [
@@ -96,10 +96,7 @@ export async function probeOpencodeAuth(
     });
     const creds = /(\d+)\s+credentials?\b/i.exec(r.output);
     if (!r.ok || !creds) {
-      return {
-        state: 'unknown',
-        detail: `"opencode providers list" failed: ${r.output.split('\n')[0] ?? ''}`.trim(),
-      };
+      return authCheckFailed('"opencode providers list"', r.output);
     }
     const count = Number(creds[1]);
     if (count > 0) {
@@ -153,11 +150,8 @@ async function firstExisting(paths: string[]): Promise<string | undefined> {
   return undefined;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );

@@ -1,5 +1,5 @@
 import { probeOutput } from '../binary-probe.js';
-import type { AuthProbe } from '../structured-provider.js';
+import { type AuthProbe, authCheckFailed } from '../provider-health.js';
 
 /**
  * Reads `claude auth status`: JSON `{"loggedIn":…,"authMethod":…}`, rc 0
@@ -20,11 +20,7 @@ export function interpretAuthStatus(r: { ok: boolean; output: string }): AuthPro
       ? { state: 'authenticated', detail: `credentials configured (${method}); not validated` }
       : { state: 'unauthenticated', detail: 'not logged in (claude auth status)' };
   }
-  const first = (r.output.split('\n')[0] ?? '').trim();
-  return {
-    state: 'unknown',
-    detail: `claude auth status failed: ${first.slice(0, 200) || 'no output (timed out?)'}`,
-  };
+  return authCheckFailed('claude auth status', r.output);
 }
 
 export async function probeAuthStatus(

@@ -1,8 +1,6 @@
 import type { ProviderCapabilities, SessionSpec } from '../provider.js';
 import {
-  type AuthProbe,
   type DriverContext,
-  type ProtocolDriver,
   StructuredProvider,
   type StructuredProviderOptions,
 } from '../structured-provider.js';
@@ -32,7 +30,7 @@ export class ClaudeProvider extends StructuredProvider {
     return claudeArgs(spec.sessionId, options);
   }
 
-  protected createDriver(ctx: DriverContext): ProtocolDriver {
+  protected createDriver(ctx: DriverContext) {
     return new StreamJsonDriver(ctx);
   }
 
@@ -41,10 +39,7 @@ export class ClaudeProvider extends StructuredProvider {
     return { CLAUDE_CODE_MAX_RETRIES: '2', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
   }
 
-  protected override probeAuth(
-    binaryPath: string,
-    env: Record<string, string>,
-  ): Promise<AuthProbe> {
+  protected override probeAuth(binaryPath: string, env: Record<string, string>) {
     return probeAuthStatus(binaryPath, env);
   }
 }

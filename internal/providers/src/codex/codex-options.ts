@@ -1,4 +1,4 @@
-import { MODEL_OPTION, type OptionSpecs } from '../option-policy.js';
+import { MODEL_OPTION, type OptionSpec, type OptionSpecs } from '../option-policy.js';
 
 const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
 const APPROVAL_POLICIES = ['untrusted', 'on-request', 'never'] as const;
@@ -21,21 +21,29 @@ const CODEX_DEFAULTS = {
  */
 export const CODEX_OPTIONS: OptionSpecs = {
   model: MODEL_OPTION,
-  sandbox: {
-    syntax: /^[a-z][a-z-]{0,31}$/,
-    describe: 'a sandbox mode (read-only, workspace-write, danger-full-access)',
-    values: SANDBOX_MODES,
+  sandbox: choice('a sandbox mode', SANDBOX_MODES, {
     dangerous: ['danger-full-access'],
     defaultAllowed: ['read-only', 'workspace-write'],
-  },
-  approval_policy: {
-    syntax: /^[a-z][a-z-]{0,31}$/,
-    describe: 'an approval policy (untrusted, on-request, never)',
-    values: APPROVAL_POLICIES,
+  }),
+  approval_policy: choice('an approval policy', APPROVAL_POLICIES, {
     dangerous: ['never'],
     defaultAllowed: ['untrusted', 'on-request'],
-  },
+  }),
 };
+
+/** An option whose value is one of codex's own kebab-case names. */
+function choice(
+  what: string,
+  values: readonly string[],
+  policy: Pick<OptionSpec, 'dangerous' | 'defaultAllowed'>,
+): OptionSpec {
+  return {
+    syntax: /^[a-z][a-z-]{0,31}$/,
+    describe: `${what} (${values.join(', ')})`,
+    values,
+    ...policy,
+  };
+}
 
 /** The `thread/start` parameters for a session's resolved options. */
 export function threadStartParams(

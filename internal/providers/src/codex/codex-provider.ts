@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ProviderCapabilities } from '../provider.js';
 import {
-  type AuthProbe,
   type DriverContext,
-  type ProtocolDriver,
   StructuredProvider,
   type StructuredProviderOptions,
 } from '../structured-provider.js';
@@ -43,14 +41,11 @@ export class CodexProvider extends StructuredProvider {
     return ['app-server'];
   }
 
-  protected createDriver(ctx: DriverContext): ProtocolDriver {
+  protected createDriver(ctx: DriverContext) {
     return new CodexDriver(ctx, this.clientVersion);
   }
 
-  protected override probeAuth(
-    binaryPath: string,
-    env: Record<string, string>,
-  ): Promise<AuthProbe> {
+  protected override probeAuth(binaryPath: string, env: Record<string, string>) {
     return probeLoginStatus(binaryPath, env, { isolateHome: this.opts.isolateHome ?? false });
   }
 }

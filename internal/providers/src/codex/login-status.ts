@@ -1,5 +1,5 @@
 import { probeOutput } from '../binary-probe.js';
-import type { AuthProbe } from '../structured-provider.js';
+import { type AuthProbe, authCheckFailed } from '../provider-health.js';
 
 const ENV_KEYS_NOTE =
   'an API key given through env (OPENAI_API_KEY, CODEX_API_KEY) or a custom model provider is not reflected there';
@@ -24,10 +24,7 @@ export function interpretLoginStatus(r: { ok: boolean; output: string }): AuthPr
       detail: `not logged in (codex login status); ${ENV_KEYS_NOTE}`,
     };
   }
-  return {
-    state: 'unknown',
-    detail: `codex login status failed: ${first.slice(0, 200) || 'no output (timed out?)'}`,
-  };
+  return authCheckFailed('codex login status', r.output);
 }
 
 /** The free auth probe of the codex adapter. */

@@ -439,27 +439,6 @@ export interface GetSessionResponse {
   subscriberCount: number;
 }
 
-/**
- * Session is one entry of ListSessionsResponse; its fields mean what they
- * mean in GetSessionResponse.
- */
-export interface Session {
-  sessionId: string;
-  projectId: string;
-  provider: string;
-  status: SessionStatus;
-  createdAt: Date | undefined;
-  stoppedAt: Date | undefined;
-  error: string;
-  pid: number;
-  exitCode?: number | undefined;
-  exitSignal: string;
-  repoPath: string;
-  oldestSeq: bigint;
-  lastSeq: bigint;
-  subscriberCount: number;
-}
-
 export interface ListSessionsRequest {
   /** Optional; when set it must equal the token's `project_id`. */
   projectId: string;
@@ -472,7 +451,8 @@ export interface ListSessionsRequest {
 }
 
 export interface ListSessionsResponse {
-  sessions: Session[];
+  /** Each entry is what GetSession answers for that session. */
+  sessions: GetSessionResponse[];
   /** Empty on the last page. */
   nextPageToken: string;
 }
@@ -499,9 +479,13 @@ export interface InterruptTurnRequest {
 }
 
 export interface InterruptTurnResponse {
-  /** False when no turn was running (nothing to interrupt). */
+  /**
+   * True when the turn ended because of this interrupt. False when no turn
+   * was running, when the turn ended on its own first, when the agent
+   * refused, or when the turn had not ended within the wait.
+   */
   interrupted: boolean;
-  /** The interrupted turn, when there was one. */
+  /** The turn the interrupt was for; empty when no turn was running. */
   turnId: string;
 }
 
@@ -1588,340 +1572,6 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
   },
 };
 
-function createBaseSession(): Session {
-  return {
-    sessionId: "",
-    projectId: "",
-    provider: "",
-    status: 0,
-    createdAt: undefined,
-    stoppedAt: undefined,
-    error: "",
-    pid: 0,
-    exitCode: undefined,
-    exitSignal: "",
-    repoPath: "",
-    oldestSeq: 0n,
-    lastSeq: 0n,
-    subscriberCount: 0,
-  };
-}
-
-export const Session: MessageFns<Session> = {
-  encode(message: Session, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.sessionId !== "") {
-      writer.uint32(10).string(message.sessionId);
-    }
-    if (message.projectId !== "") {
-      writer.uint32(18).string(message.projectId);
-    }
-    if (message.provider !== "") {
-      writer.uint32(26).string(message.provider);
-    }
-    if (message.status !== 0) {
-      writer.uint32(32).int32(message.status);
-    }
-    if (message.createdAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
-    }
-    if (message.stoppedAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.stoppedAt), writer.uint32(50).fork()).join();
-    }
-    if (message.error !== "") {
-      writer.uint32(58).string(message.error);
-    }
-    if (message.pid !== 0) {
-      writer.uint32(64).uint32(message.pid);
-    }
-    if (message.exitCode !== undefined) {
-      writer.uint32(72).int32(message.exitCode);
-    }
-    if (message.exitSignal !== "") {
-      writer.uint32(82).string(message.exitSignal);
-    }
-    if (message.repoPath !== "") {
-      writer.uint32(90).string(message.repoPath);
-    }
-    if (message.oldestSeq !== 0n) {
-      if (BigInt.asUintN(64, message.oldestSeq) !== message.oldestSeq) {
-        throw new globalThis.Error("value provided for field message.oldestSeq of type uint64 too large");
-      }
-      writer.uint32(96).uint64(message.oldestSeq);
-    }
-    if (message.lastSeq !== 0n) {
-      if (BigInt.asUintN(64, message.lastSeq) !== message.lastSeq) {
-        throw new globalThis.Error("value provided for field message.lastSeq of type uint64 too large");
-      }
-      writer.uint32(104).uint64(message.lastSeq);
-    }
-    if (message.subscriberCount !== 0) {
-      writer.uint32(112).uint32(message.subscriberCount);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): Session {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSession();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.sessionId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.projectId = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.provider = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.status = reader.int32() as any;
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            message.stoppedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 7: {
-            if (tag !== 58) {
-              break;
-            }
-
-            message.error = reader.string();
-            continue;
-          }
-          case 8: {
-            if (tag !== 64) {
-              break;
-            }
-
-            message.pid = reader.uint32();
-            continue;
-          }
-          case 9: {
-            if (tag !== 72) {
-              break;
-            }
-
-            message.exitCode = reader.int32();
-            continue;
-          }
-          case 10: {
-            if (tag !== 82) {
-              break;
-            }
-
-            message.exitSignal = reader.string();
-            continue;
-          }
-          case 11: {
-            if (tag !== 90) {
-              break;
-            }
-
-            message.repoPath = reader.string();
-            continue;
-          }
-          case 12: {
-            if (tag !== 96) {
-              break;
-            }
-
-            message.oldestSeq = reader.uint64() as bigint;
-            continue;
-          }
-          case 13: {
-            if (tag !== 104) {
-              break;
-            }
-
-            message.lastSeq = reader.uint64() as bigint;
-            continue;
-          }
-          case 14: {
-            if (tag !== 112) {
-              break;
-            }
-
-            message.subscriberCount = reader.uint32();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): Session {
-    return {
-      sessionId: isSet(object.sessionId)
-        ? globalThis.String(object.sessionId)
-        : isSet(object.session_id)
-        ? globalThis.String(object.session_id)
-        : "",
-      projectId: isSet(object.projectId)
-        ? globalThis.String(object.projectId)
-        : isSet(object.project_id)
-        ? globalThis.String(object.project_id)
-        : "",
-      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
-      status: isSet(object.status) ? sessionStatusFromJSON(object.status) : 0,
-      createdAt: isSet(object.createdAt)
-        ? fromJsonTimestamp(object.createdAt)
-        : isSet(object.created_at)
-        ? fromJsonTimestamp(object.created_at)
-        : undefined,
-      stoppedAt: isSet(object.stoppedAt)
-        ? fromJsonTimestamp(object.stoppedAt)
-        : isSet(object.stopped_at)
-        ? fromJsonTimestamp(object.stopped_at)
-        : undefined,
-      error: isSet(object.error) ? globalThis.String(object.error) : "",
-      pid: isSet(object.pid) ? globalThis.Number(object.pid) : 0,
-      exitCode: isSet(object.exitCode)
-        ? globalThis.Number(object.exitCode)
-        : isSet(object.exit_code)
-        ? globalThis.Number(object.exit_code)
-        : undefined,
-      exitSignal: isSet(object.exitSignal)
-        ? globalThis.String(object.exitSignal)
-        : isSet(object.exit_signal)
-        ? globalThis.String(object.exit_signal)
-        : "",
-      repoPath: isSet(object.repoPath)
-        ? globalThis.String(object.repoPath)
-        : isSet(object.repo_path)
-        ? globalThis.String(object.repo_path)
-        : "",
-      oldestSeq: isSet(object.oldestSeq)
-        ? BigInt(object.oldestSeq)
-        : isSet(object.oldest_seq)
-        ? BigInt(object.oldest_seq)
-        : 0n,
-      lastSeq: isSet(object.lastSeq) ? BigInt(object.lastSeq) : isSet(object.last_seq) ? BigInt(object.last_seq) : 0n,
-      subscriberCount: isSet(object.subscriberCount)
-        ? globalThis.Number(object.subscriberCount)
-        : isSet(object.subscriber_count)
-        ? globalThis.Number(object.subscriber_count)
-        : 0,
-    };
-  },
-
-  toJSON(message: Session): unknown {
-    const obj: any = {};
-    if (message.sessionId !== "") {
-      obj.sessionId = message.sessionId;
-    }
-    if (message.projectId !== "") {
-      obj.projectId = message.projectId;
-    }
-    if (message.provider !== "") {
-      obj.provider = message.provider;
-    }
-    if (message.status !== 0) {
-      obj.status = sessionStatusToJSON(message.status);
-    }
-    if (message.createdAt !== undefined) {
-      obj.createdAt = message.createdAt.toISOString();
-    }
-    if (message.stoppedAt !== undefined) {
-      obj.stoppedAt = message.stoppedAt.toISOString();
-    }
-    if (message.error !== "") {
-      obj.error = message.error;
-    }
-    if (message.pid !== 0) {
-      obj.pid = Math.round(message.pid);
-    }
-    if (message.exitCode !== undefined) {
-      obj.exitCode = Math.round(message.exitCode);
-    }
-    if (message.exitSignal !== "") {
-      obj.exitSignal = message.exitSignal;
-    }
-    if (message.repoPath !== "") {
-      obj.repoPath = message.repoPath;
-    }
-    if (message.oldestSeq !== 0n) {
-      obj.oldestSeq = message.oldestSeq.toString();
-    }
-    if (message.lastSeq !== 0n) {
-      obj.lastSeq = message.lastSeq.toString();
-    }
-    if (message.subscriberCount !== 0) {
-      obj.subscriberCount = Math.round(message.subscriberCount);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<Session>, I>>(base?: I): Session {
-    return Session.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<Session>, I>>(object: I): Session {
-    const message = createBaseSession();
-    message.sessionId = object.sessionId ?? "";
-    message.projectId = object.projectId ?? "";
-    message.provider = object.provider ?? "";
-    message.status = object.status ?? 0;
-    message.createdAt = object.createdAt ?? undefined;
-    message.stoppedAt = object.stoppedAt ?? undefined;
-    message.error = object.error ?? "";
-    message.pid = object.pid ?? 0;
-    message.exitCode = object.exitCode ?? undefined;
-    message.exitSignal = object.exitSignal ?? "";
-    message.repoPath = object.repoPath ?? "";
-    message.oldestSeq = (object.oldestSeq !== undefined && object.oldestSeq !== null) ? BigInt(object.oldestSeq) : 0n;
-    message.lastSeq = (object.lastSeq !== undefined && object.lastSeq !== null) ? BigInt(object.lastSeq) : 0n;
-    message.subscriberCount = object.subscriberCount ?? 0;
-    return message;
-  },
-};
-
 function createBaseListSessionsRequest(): ListSessionsRequest {
   return { projectId: "", statuses: [], pageSize: 0, pageToken: "" };
 }
@@ -2074,7 +1724,7 @@ function createBaseListSessionsResponse(): ListSessionsResponse {
 export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
   encode(message: ListSessionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.sessions) {
-      Session.encode(v!, writer.uint32(10).fork()).join();
+      GetSessionResponse.encode(v!, writer.uint32(10).fork()).join();
     }
     if (message.nextPageToken !== "") {
       writer.uint32(18).string(message.nextPageToken);
@@ -2100,7 +1750,7 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
               break;
             }
 
-            message.sessions.push(Session.decode(reader, reader.uint32()));
+            message.sessions.push(GetSessionResponse.decode(reader, reader.uint32()));
             continue;
           }
           case 2: {
@@ -2125,7 +1775,9 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
 
   fromJSON(object: any): ListSessionsResponse {
     return {
-      sessions: globalThis.Array.isArray(object?.sessions) ? object.sessions.map((e: any) => Session.fromJSON(e)) : [],
+      sessions: globalThis.Array.isArray(object?.sessions)
+        ? object.sessions.map((e: any) => GetSessionResponse.fromJSON(e))
+        : [],
       nextPageToken: isSet(object.nextPageToken)
         ? globalThis.String(object.nextPageToken)
         : isSet(object.next_page_token)
@@ -2137,7 +1789,7 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
   toJSON(message: ListSessionsResponse): unknown {
     const obj: any = {};
     if (message.sessions?.length) {
-      obj.sessions = message.sessions.map((e) => Session.toJSON(e));
+      obj.sessions = message.sessions.map((e) => GetSessionResponse.toJSON(e));
     }
     if (message.nextPageToken !== "") {
       obj.nextPageToken = message.nextPageToken;
@@ -2150,7 +1802,7 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<ListSessionsResponse>, I>>(object: I): ListSessionsResponse {
     const message = createBaseListSessionsResponse();
-    message.sessions = object.sessions?.map((e) => Session.fromPartial(e)) || [];
+    message.sessions = object.sessions?.map((e) => GetSessionResponse.fromPartial(e)) || [];
     message.nextPageToken = object.nextPageToken ?? "";
     return message;
   },
@@ -4116,8 +3768,13 @@ export const BridgeServiceService = {
   },
   /**
    * InterruptTurn cancels the turn a structured provider is running; the
-   * session stays alive and accepts the next input. The turn ends with a
-   * TURN_COMPLETED (or AGENT_ERROR) event saying it was interrupted.
+   * session stays alive and accepts the next input. An interrupt that comes
+   * before the agent has begun the turn is held and delivered once it has.
+   * The call returns when the turn has ended (or after a few seconds), and
+   * its answer agrees with the turn's TURN_COMPLETED: `interrupted` is true
+   * only when the turn ended because of this interrupt, and then
+   * TURN_COMPLETED carries `data.interrupted: true` beside the agent's own
+   * stop reason. A turn that finished on its own first is not interrupted.
    *
    * Status codes:
    *   INVALID_ARGUMENT    session_id is not a UUID.
@@ -4342,8 +3999,13 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
   sendInput: handleUnaryCall<SendInputRequest, SendInputResponse>;
   /**
    * InterruptTurn cancels the turn a structured provider is running; the
-   * session stays alive and accepts the next input. The turn ends with a
-   * TURN_COMPLETED (or AGENT_ERROR) event saying it was interrupted.
+   * session stays alive and accepts the next input. An interrupt that comes
+   * before the agent has begun the turn is held and delivered once it has.
+   * The call returns when the turn has ended (or after a few seconds), and
+   * its answer agrees with the turn's TURN_COMPLETED: `interrupted` is true
+   * only when the turn ended because of this interrupt, and then
+   * TURN_COMPLETED carries `data.interrupted: true` beside the agent's own
+   * stop reason. A turn that finished on its own first is not interrupted.
    *
    * Status codes:
    *   INVALID_ARGUMENT    session_id is not a UUID.
@@ -4588,8 +4250,13 @@ export interface BridgeServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * InterruptTurn cancels the turn a structured provider is running; the
-   * session stays alive and accepts the next input. The turn ends with a
-   * TURN_COMPLETED (or AGENT_ERROR) event saying it was interrupted.
+   * session stays alive and accepts the next input. An interrupt that comes
+   * before the agent has begun the turn is held and delivered once it has.
+   * The call returns when the turn has ended (or after a few seconds), and
+   * its answer agrees with the turn's TURN_COMPLETED: `interrupted` is true
+   * only when the turn ended because of this interrupt, and then
+   * TURN_COMPLETED carries `data.interrupted: true` beside the agent's own
+   * stop reason. A turn that finished on its own first is not interrupted.
    *
    * Status codes:
    *   INVALID_ARGUMENT    session_id is not a UUID.
