@@ -4,6 +4,7 @@ import { type ProviderAuthState, SessionStatus } from '@agent-bridge/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   contractDaemon,
+  expectConcurrentStart,
   expectInterruptAgreement,
   expectInterruptAtTurnStart,
   expectOneTurn,
@@ -53,6 +54,7 @@ export function acpContract(c: AcpContract): void {
         c.provider('sk-test', join(home.home, 'allow'), { permissions: 'allow' }),
       ),
       [`${c.id}_bad`]: acp(c.provider('sk-bad', join(home.home, 'bad'))),
+      [`${c.id}_fresh`]: acp(c.provider('sk-test', join(home.home, 'fresh'))),
     });
   });
 
@@ -151,6 +153,10 @@ export function acpContract(c: AcpContract): void {
 
     it('an interrupt racing the end of a turn: the answer and TURN_COMPLETED agree', async () => {
       await expectInterruptAgreement(await bridge.start(c.id));
+    });
+
+    it('sessions started at the same moment in a fresh HOME all start', async () => {
+      await expectConcurrentStart(() => bridge.start(`${c.id}_fresh`));
     });
 
     it('a rejected API key surfaces as a clear AGENT_ERROR', async () => {

@@ -1,10 +1,11 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProviderAuthState, SessionStatus } from '@agent-bridge/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI_BIN,
   contractDaemon,
+  expectConcurrentStart,
   expectInterruptAgreement,
   expectInterruptAtTurnStart,
   expectOneTurn,
@@ -38,10 +39,13 @@ beforeAll(async () => {
     },
     ...extra,
   });
+  const freshHome = join(home.home, 'fresh');
+  mkdirSync(freshHome);
   bridge = await contractDaemon({
     claude: provider('sk-test'),
     claude_allow: provider('sk-test', { permissions: 'allow' }),
     claude_bad: provider('sk-bad'),
+    claude_fresh: provider('sk-test', { env: { ...provider('sk-test').env, HOME: freshHome } }),
   });
 });
 
@@ -147,6 +151,10 @@ describe('claude 2.1.197 through the daemon', () => {
 
   it('an interrupt racing the end of a turn: the answer and TURN_COMPLETED agree', async () => {
     await expectInterruptAgreement(await bridge.start('claude'));
+  });
+
+  it('sessions started at the same moment in a fresh HOME all start', async () => {
+    await expectConcurrentStart(() => bridge.start('claude_fresh'));
   });
 
   it('a rejected API key surfaces as a clear AGENT_ERROR and a failed turn', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI_BIN,
   contractDaemon,
+  expectConcurrentStart,
   expectInterruptAgreement,
   expectInterruptAtTurnStart,
   expectOneTurn,
@@ -62,6 +63,7 @@ beforeAll(async () => {
       default_opts: { sandbox: 'workspace-write', approval_policy: 'untrusted' },
     }),
     codex_bad: provider('sk-bad', 'bad'),
+    codex_fresh: provider('sk-test', 'fresh'),
   });
 });
 
@@ -162,6 +164,10 @@ describe('codex 0.169.0 through the daemon', () => {
 
   it('an interrupt racing the end of a turn: the answer and TURN_COMPLETED agree', async () => {
     await expectInterruptAgreement(await bridge.start('codex'));
+  });
+
+  it('sessions started at the same moment in a fresh CODEX_HOME all start', async () => {
+    await expectConcurrentStart(() => bridge.start('codex_fresh'));
   });
 
   it('a rejected API key surfaces as a clear AGENT_ERROR and a failed turn', async () => {

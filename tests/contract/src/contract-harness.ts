@@ -3,7 +3,12 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BridgeServiceClient, EventType, type SessionEvent } from '@agent-bridge/proto';
+import {
+  type BridgeServiceClient,
+  EventType,
+  type SessionEvent,
+  SessionStatus,
+} from '@agent-bridge/proto';
 import {
   bearer,
   connect,
@@ -107,6 +112,27 @@ export async function expectInterruptAgreement(s: Session): Promise<void> {
   expect(done?.data?.interrupted, showEvents(all)).toBe(res.interrupted);
   if (res.interrupted) expect(res.turnId, showEvents(all)).toBe(done?.turnId);
   await s.stop();
+}
+
+/**
+ * Sessions of one provider in one fresh home, started at the same moment:
+ * every one starts and takes a turn (the daemon runs their start-ups one at
+ * a time, since the CLIs initialise their home's state as they start).
+ */
+export async function expectConcurrentStart(
+  start: () => Promise<Session>,
+  sessions = 2,
+): Promise<void> {
+  const all = await Promise.all(Array.from({ length: sessions }, () => start()));
+  expect(all.map((s) => s.started.status)).toEqual(
+    all.map(() => SessionStatus.SESSION_STATUS_RUNNING),
+  );
+  await Promise.all(all.map((s) => s.send('hello')));
+  for (const s of all) {
+    const events = await s.events(turnsDone(1));
+    expect(ofType(events, T.EVENT_TYPE_TURN_COMPLETED)[0]?.error, showEvents(events)).toBe('');
+  }
+  await Promise.all(all.map((s) => s.stop()));
 }
 
 /** The pinned CLIs, installed by scripts/install-clis.mjs. */
