@@ -1,12 +1,12 @@
 // pnpm bench: the daemon's event path measured against references taken in
 // the same run on the same machine, reported as absolute numbers and ratios.
 //
-//   B1  events/s for one session, child stdout → daemon → one subscriber,
-//       single-event stream and batched stream, vs. raw pipe ingest and a
-//       bare grpc-js mTLS stream of the same messages.
-//   B5  replay of a full ring (after_seq = 0) vs. the bare grpc-js stream.
-//   M1  the daemon's resident memory growth during a flood with a reader
-//       that never reads, vs. the same flood with no reader.
+//   live    events/s for one session, child stdout → daemon → one subscriber,
+//           single-event stream and batched stream, vs. raw pipe ingest and a
+//           bare grpc-js mTLS stream of the same messages.
+//   replay  a full ring read (after_seq = 0) vs. the bare grpc-js stream.
+//   memory  the daemon's resident memory growth during a flood with a reader
+//           that never reads, vs. the same flood with no reader.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -112,14 +112,14 @@ async function main() {
     unit: 'events/s',
   });
 
-  // B1: the reader is attached before the agent prints, so it measures the live path.
+  // Live: the reader is attached before the agent prints, so it measures the live path.
   for (const batched of [false, true]) {
     const id = await start('burst');
     // seq 1 is SESSION_STARTED, 2 is "ready", then the N lines.
     const { rate } = await readUntil(id, batched, N + 2);
     const ref = batched ? bareB : bare1;
     rows.push({
-      name: `B1 daemon live, ${batched ? 'StreamEventBatches' : 'StreamEvents'}`,
+      name: `daemon live, ${batched ? 'StreamEventBatches' : 'StreamEvents'}`,
       value: rate,
       unit: 'events/s',
       ref: `min(pipe, bare ${batched ? 'batched' : 'single'})`,
@@ -128,7 +128,7 @@ async function main() {
     await call(client, (c) => c.stopSession, { sessionId: id, force: true }, md);
   }
 
-  // B5: replay of a full ring.
+  // Replay of a full ring.
   const ringId = await start('ring');
   await waitFor(
     `the ring session's ${RING} lines`,
@@ -146,7 +146,7 @@ async function main() {
       batched ? 512 : 1,
     );
     rows.push({
-      name: `B5 replay ${RING} events, ${batched ? 'batched' : 'single'}`,
+      name: `replay ${RING} events, ${batched ? 'batched' : 'single'}`,
       value: rate,
       unit: 'events/s',
       ref: `bare grpc-js ${batched ? 'batched' : 'single'} (${Math.round(ref)}/s)`,
@@ -156,13 +156,13 @@ async function main() {
 
   await bridge.close();
 
-  // M1: memory. A reader that never reads must not make the daemon hold the
+  // Memory. A reader that never reads must not make the daemon hold the
   // flood for it: compare with the same flood and no reader at all.
   const idle = await floodRssGrowthKiB(N, WIDTH, false);
-  rows.push({ name: `M1 daemon RSS growth, ${N}-line flood, no reader`, value: idle, unit: 'KiB' });
+  rows.push({ name: `daemon RSS growth, ${N}-line flood, no reader`, value: idle, unit: 'KiB' });
   const stalled = await floodRssGrowthKiB(N, WIDTH, true);
   rows.push({
-    name: `M1 daemon RSS growth, ${N}-line flood, stalled reader`,
+    name: `daemon RSS growth, ${N}-line flood, stalled reader`,
     value: stalled,
     unit: 'KiB',
     ref: 'no reader',

@@ -3,7 +3,7 @@ import type { AgentEvent } from '../events.js';
 import { answerPermission } from './permission-answer.js';
 import { UpdateMapper } from './update-mapper.js';
 
-// Real lines from shared/notes/provider-captures (paths were <tmpdir> there).
+// Real lines of opencode 1.18.33 and gemini 0.61.0, with temporary paths written as <tmpdir>.
 const O5_TOOL_TURN = [
   '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"ses_dfdbbff74ffeNpjE5DBefn5Y6q","update":{"sessionUpdate":"agent_message_chunk","messageId":"msg_2024400c0001y560tJyJXwOjs1","content":{"type":"text","text":"Running a command."}}}}',
   '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"ses_dfdbbff74ffeNpjE5DBefn5Y6q","update":{"sessionUpdate":"tool_call","toolCallId":"toolu_fake_10","title":"Bash","kind":"execute","status":"pending","locations":[{"path":"<tmpdir>"}],"rawInput":{"cwd":"<tmpdir>"}}}}',

@@ -16,24 +16,24 @@ function setup(permissions: 'allow' | 'deny' = 'deny') {
 }
 
 describe('StreamJsonDriver on real claude output', () => {
-  it('completes the initialize handshake on the CLI control_response (c3)', async () => {
+  it('completes the initialize handshake on the CLI control_response', async () => {
     const { driver, written } = setup();
     const done = driver.handshake();
     expect(written).toEqual([
       { type: 'control_request', request_id: 'req_1', request: { subtype: 'initialize' } },
     ]);
-    driver.onMessage(capture('c3-control.jsonl')[0]!);
+    driver.onMessage(capture('initialize.jsonl')[0]!);
     await expect(done).resolves.toBeUndefined();
   });
 
-  it('maps a text turn: deltas, the message, and TURN_COMPLETED with usage and cost (c4)', async () => {
+  it('maps a text turn: deltas, the message, and TURN_COMPLETED with usage and cost', async () => {
     const { driver, events, written, send, recordedAt } = setup();
     send('hello');
     // The input is recorded before anything of its turn, TURN_STARTED right after.
     expect(recordedAt).toEqual([0]);
     expect(events.map((e) => e.type)).toEqual(['TURN_STARTED']);
     expect(written).toEqual([{ type: 'user', message: { role: 'user', content: 'hello' } }]);
-    for (const line of capture('c4-text-turn.jsonl')) driver.onMessage(line);
+    for (const line of capture('text-turn.jsonl')) driver.onMessage(line);
     expect(events.map((e) => [e.type, e.text])).toEqual([
       ['TURN_STARTED', ''],
       ['AGENT_MESSAGE_DELTA', 'Hello'],
@@ -62,10 +62,10 @@ describe('StreamJsonDriver on real claude output', () => {
     });
   });
 
-  it('reports each api_retry as an AGENT_ERROR that says which attempt (c5)', async () => {
+  it('reports each api_retry as an AGENT_ERROR that says which attempt', async () => {
     const { driver, events, send } = setup();
     send('hi');
-    for (const line of capture('c5-api-retry.jsonl')) driver.onMessage(line);
+    for (const line of capture('api-retry.jsonl')) driver.onMessage(line);
     const retries = events.filter((e) => e.type === 'AGENT_ERROR');
     expect(retries).toHaveLength(9);
     expect(retries[0]).toMatchObject({
@@ -75,10 +75,10 @@ describe('StreamJsonDriver on real claude output', () => {
     });
   });
 
-  it('judges an invalid key by is_error, not subtype, and reports it once (c6)', async () => {
+  it('judges an invalid key by is_error, not subtype, and reports it once', async () => {
     const { driver, events, send } = setup();
     send('hi');
-    for (const line of capture('c6-invalid-key.jsonl')) driver.onMessage(line);
+    for (const line of capture('invalid-key.jsonl')) driver.onMessage(line);
     expect(events.map((e) => e.type)).toEqual(['TURN_STARTED', 'AGENT_ERROR', 'TURN_COMPLETED']);
     expect(events[1]).toMatchObject({
       text: 'Invalid API key · Fix external API key',
@@ -90,10 +90,10 @@ describe('StreamJsonDriver on real claude output', () => {
     });
   });
 
-  it('"Not logged in" without credentials: one AGENT_ERROR, a failed turn, every turn (c1)', async () => {
+  it('"Not logged in" without credentials: one AGENT_ERROR, a failed turn, every turn', async () => {
     const { driver, events, send } = setup();
     send('hi');
-    for (const line of capture('c1-not-logged-in.jsonl')) driver.onMessage(line);
+    for (const line of capture('not-logged-in.jsonl')) driver.onMessage(line);
     expect(events.map((e) => [e.type, e.turnId])).toEqual([
       ['TURN_STARTED', 'turn-1'],
       ['AGENT_ERROR', 'turn-1'],
@@ -113,7 +113,7 @@ describe('StreamJsonDriver on real claude output', () => {
   it('maps a tool turn: tool_use, the permission prompt, and the tool_result', async () => {
     const { driver, events, written, send } = setup('allow');
     send('go');
-    for (const line of capture('tool-turn-notes.jsonl')) driver.onMessage(line);
+    for (const line of capture('tool-turn.jsonl')) driver.onMessage(line);
     const input = { command: 'touch created.txt', description: 'create file' };
     expect(events.slice(1)).toEqual([
       {
@@ -162,7 +162,7 @@ describe('StreamJsonDriver on real claude output', () => {
   it('ignores lines it has no event for: status, other stream events, replays, unknown types', async () => {
     const { driver, events, send } = setup();
     send('hi');
-    const c3 = capture('c3-control.jsonl');
+    const c3 = capture('initialize.jsonl');
     for (const line of [
       ...c3.slice(1),
       { type: 'keep_alive' },
@@ -260,7 +260,7 @@ describe('StreamJsonDriver on real claude output', () => {
     send('hi');
     const res = interrupt();
     const req = written.at(-1) as { request_id: string };
-    for (const line of capture('c4-text-turn.jsonl')) driver.onMessage(line);
+    for (const line of capture('text-turn.jsonl')) driver.onMessage(line);
     driver.onMessage({
       type: 'control_response',
       response: { subtype: 'success', request_id: req.request_id },

@@ -9,7 +9,10 @@ import { CodexDriver } from './codex-driver.js';
 // The JSON lines of a real `codex app-server` 0.169.0 session (initialize,
 // a USE_TOOL turn with a command approval, a HANG turn interrupted), minus
 // the two lines the capture cut short.
-const CAPTURE = readFileSync(new URL('./testdata/x4-app-server.jsonl', import.meta.url), 'utf8')
+const CAPTURE = readFileSync(
+  new URL('./testdata/app-server-session.jsonl', import.meta.url),
+  'utf8',
+)
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as JsonObject);
@@ -144,7 +147,7 @@ describe('CodexDriver handshake', () => {
   });
 });
 
-describe('CodexDriver turns (captured x4 session)', () => {
+describe('CodexDriver turns (captured app-server session)', () => {
   async function toolTurn(permissions: 'allow' | 'deny') {
     const h = harness(permissions);
     await h.start();

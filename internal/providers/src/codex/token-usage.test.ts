@@ -3,7 +3,7 @@ import { tokenCounts, usageSince } from './token-usage.js';
 
 describe('token usage', () => {
   it('snake-cases the numeric fields of a captured breakdown and takes a turn as a difference', () => {
-    // thread/tokenUsage/updated totals before and after the captured tool turn (x4).
+    // thread/tokenUsage/updated totals before and after the captured tool turn.
     const before = tokenCounts({ totalTokens: 16, inputTokens: 11, outputTokens: 5, note: 'x' });
     const after = tokenCounts({
       totalTokens: 32,
