@@ -5,10 +5,7 @@ import { execa } from 'execa';
 import { SpawnError } from './supervised-process.js';
 
 /** Resolves a binary name to an absolute executable path (configured path, else PATH). */
-export async function resolveBinary(
-  binary: string,
-  pathEnv = process.env.PATH ?? '',
-): Promise<string> {
+export async function resolveBinary(binary: string, pathEnv: string): Promise<string> {
   if (binary.length === 0) throw new Error('no binary configured');
   if (binary.includes('/')) {
     if (!isAbsolute(binary)) throw new Error(`binary path "${binary}" must be absolute`);
@@ -29,7 +26,7 @@ export async function resolveBinary(
 }
 
 /** resolveBinary for a session about to start: a binary that cannot run is a SpawnError. */
-export async function resolveCommand(binary: string, pathEnv?: string): Promise<string> {
+export async function resolveCommand(binary: string, pathEnv: string): Promise<string> {
   try {
     return await resolveBinary(binary, pathEnv);
   } catch (err) {
@@ -53,13 +50,14 @@ async function checkExecutable(path: string): Promise<void> {
 }
 
 /**
- * Runs `<binary> <args>` with stdin closed, in its own process group, and
- * returns its first output line, or '' when it fails or times out.
+ * Runs `<binary> <args>` with stdin closed, in its own process group, with
+ * exactly `env`: `ok` when it exited 0 in time, `output` what it printed
+ * (stdout, then stderr).
  */
 export async function probeOutput(
   binary: string,
   args: readonly string[],
-  opts: { timeoutMs?: number; env?: Record<string, string> } = {},
+  opts: { timeoutMs?: number; env: Record<string, string> },
 ): Promise<{ ok: boolean; output: string }> {
   const r = await execa(binary, args, {
     stdin: 'ignore',
@@ -67,7 +65,7 @@ export async function probeOutput(
     reject: false,
     detached: true,
     extendEnv: false,
-    env: opts.env ?? { PATH: process.env.PATH ?? '' },
+    env: opts.env,
     maxBuffer: 64 * 1024,
     forceKillAfterDelay: 1000,
   });

@@ -44,7 +44,7 @@ export class StdioProvider implements Provider {
     this.probe = new CachedProbe(
       () =>
         probeHealth({
-          binary: () => resolveCommand(this.opts.binary, this.opts.parentEnv.PATH),
+          binary: () => resolveCommand(this.opts.binary, this.opts.parentEnv.PATH ?? ''),
           env: this.env(),
           // Any command may run here; one without --version is still usable.
           versionRequired: false,
@@ -65,7 +65,7 @@ export class StdioProvider implements Provider {
   }
 
   async start(spec: SessionSpec): Promise<AgentHandle> {
-    const file = await resolveCommand(this.opts.binary, this.opts.parentEnv.PATH);
+    const file = await resolveCommand(this.opts.binary, this.opts.parentEnv.PATH ?? '');
     const ready = this.opts.readyPattern ? new RegExp(this.opts.readyPattern) : undefined;
     let markReady!: () => void;
     const readySeen = new Promise<void>((resolve) => {

@@ -115,7 +115,10 @@ export abstract class StructuredProvider implements Provider {
 
   /** The binary to run (the mock overrides this to run its built-in agent). */
   protected async command(): Promise<{ file: string; prefix: string[] }> {
-    return { file: await resolveCommand(this.opts.binary, this.opts.parentEnv.PATH), prefix: [] };
+    return {
+      file: await resolveCommand(this.opts.binary, this.opts.parentEnv.PATH ?? ''),
+      prefix: [],
+    };
   }
 
   /** Whether start-ups in a shared home must wait for each other (not for agents that keep no state). */
