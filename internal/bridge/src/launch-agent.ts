@@ -1,4 +1,4 @@
-import { SpawnError, StartupError } from '@agent-bridge/providers';
+import { type AgentHandle, SpawnError, StartupError } from '@agent-bridge/providers';
 import type { Timers } from './clock.js';
 import { precondition } from './errors.js';
 import type { Session } from './session.js';
@@ -26,8 +26,10 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     () => abandon.abort(new StartupTimeout(startupTimeoutMs)),
     settled.signal,
   );
+  const signal = AbortSignal.any([abandon.signal, session.startupAbandoned]);
+  let starting: Promise<AgentHandle> | undefined;
   try {
-    const starting = session.provider.start({
+    starting = session.provider.start({
       projectId: session.projectId,
       sessionId: session.id,
       repoPath: session.repoPath,
@@ -36,15 +38,9 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       emit: (ev) => {
         if (!session.ended) session.append(ev);
       },
-      signal: abandon.signal,
+      signal,
     });
-    const agent = await unlessAborted(starting, abandon.signal).catch((err) => {
-      // A start that finishes after the timeout must not leave a process behind.
-      if (err instanceof StartupTimeout) {
-        starting.then((h) => h.stop({ force: true, gracePeriodMs: 0 })).catch(() => undefined);
-      }
-      throw err;
-    });
+    const agent = await unlessAborted(starting, signal);
     session.markRunning(agent);
     logger.info(
       { sessionId: session.id, projectId: session.projectId, pid: agent.pid },
@@ -58,6 +54,17 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       (err) => session.fail(`agent supervision failed: ${(err as Error).message}`, {}),
     );
   } catch (err) {
+    // A start that finishes after it was abandoned must not leave a process behind.
+    const late = starting
+      ?.then((h) => h.stop({ force: true, gracePeriodMs: 0 }))
+      .catch(() => undefined);
+    if (session.startupAbandoned.aborted) {
+      // Stopped while starting: once no agent is left, the session ends as stopped.
+      await late;
+      session.finish({ exitCode: null, signal: null }, '');
+      logger.info({ sessionId: session.id }, 'session stopped during start-up');
+      return;
+    }
     if (err instanceof StartupTimeout || err instanceof StartupError) {
       session.fail(err.message, {
         reason: err instanceof StartupTimeout ? 'startup_timeout' : 'startup_failed',

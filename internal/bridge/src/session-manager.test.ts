@@ -163,6 +163,7 @@ describe('SessionManager: start', () => {
 
   it('fails a start-up that outlasts its timeout, and stops the agent should it come up later', async () => {
     const { clock, manager, provider, request, history } = setup();
+    provider.ignoresAbort = true;
     const release = provider.holdStartup();
     const called = provider.nextStart();
     const starting = manager.start(alpha, request());
@@ -180,6 +181,47 @@ describe('SessionManager: start', () => {
     release();
     await within(late.exited, 'the late agent to be stopped');
     expect(late.stops).toEqual([{ force: true, gracePeriodMs: 0 }]);
+  });
+
+  it('tells the provider to give up when the start-up times out', async () => {
+    const { clock, manager, provider, request } = setup();
+    provider.holdStartup();
+    const called = provider.nextStart();
+    const starting = manager.start(alpha, request());
+    await within(called, 'the provider to be asked');
+    clock.advance(STARTUP_TIMEOUT_MS);
+    expect((await within(starting, 'the start')).status).toBe('FAILED');
+    expect(await within(provider.agents[0]!.exited, 'the agent to be gone')).toMatchObject({
+      signal: 'SIGKILL',
+    });
+  });
+
+  it('a stop during start-up abandons it at once: the session ends stopped, no agent is left', async () => {
+    const { manager, provider, request, history } = setup();
+    provider.holdStartup();
+    const called = provider.nextStart();
+    const req = request();
+    const starting = manager.start(alpha, req);
+    await within(called, 'the provider to be asked');
+    // Never released: only the stop ends this start-up.
+    expect(await within(manager.stop(alpha, req.sessionId, false), 'the stop')).toBe('STOPPED');
+    expect(await within(starting, 'the start')).toMatchObject({ status: 'STOPPED' });
+    expect(await within(provider.agents[0]!.exited, 'the agent to be gone')).toMatchObject({
+      signal: 'SIGKILL',
+    });
+    const events = await history(req.sessionId);
+    expect(events.map((e) => e.type)).toEqual(['SESSION_STARTED', 'SESSION_STOPPED']);
+    expect(events[1]?.data).toEqual({ reason: 'stop_requested' });
+  });
+
+  it('shutdown abandons start-ups still under way', async () => {
+    const { manager, provider, request } = setup();
+    provider.holdStartup();
+    const called = provider.nextStart();
+    const starting = manager.start(alpha, request());
+    await within(called, 'the provider to be asked');
+    await within(manager.shutdown(), 'the shutdown');
+    expect(await within(starting, 'the start')).toMatchObject({ status: 'STOPPED' });
   });
 
   it('fails a session whose agent does not come up', async () => {

@@ -10,6 +10,14 @@ import type { CoreSettings, SessionSnapshot, SessionStatus, StartRequest } from 
 
 export type StopReason = 'stop_requested' | 'idle_timeout' | 'shutdown';
 
+/** Why a start-up was abandoned: the session was stopped before its agent came up. */
+class StoppedDuringStartup extends Error {
+  constructor(readonly reason: StopReason) {
+    super(`the session was stopped during start-up (${reason})`);
+    this.name = 'StoppedDuringStartup';
+  }
+}
+
 /**
  * One supervised agent session: its state, its event ring and its cursors.
  * Its status changes only through its own methods, so a session never ends
@@ -34,6 +42,7 @@ export class Session {
   private stopReason: StopReason | undefined;
   private stopping: Promise<void> | undefined;
   private readonly stopGracePeriodMs: number;
+  private readonly startup = new AbortController();
 
   constructor(
     readonly request: StartRequest,
@@ -131,6 +140,16 @@ export class Session {
     return this.agent;
   }
 
+  /**
+   * Aborted (with StoppedDuringStartup) when the session is stopped while it
+   * starts, so a start-up still waiting (for its turn in a shared home, for
+   * a slow handshake) ends at once instead of bringing up an agent only to
+   * stop it.
+   */
+  get startupAbandoned(): AbortSignal {
+    return this.startup.signal;
+  }
+
   /** The process exists: recorded before any of its output. */
   markSpawned(pid: number): void {
     // A spawn reported after start-up was abandoned would land past the terminal event.
@@ -159,13 +178,15 @@ export class Session {
     if (this.ended) return Promise.resolve();
     if (this.stopping && !force) return this.stopping;
     this.stopReason ??= reason;
+    if (this.state === 'STARTING') this.startup.abort(new StoppedDuringStartup(this.stopReason));
     this.state = 'STOPPING';
     this.stopping = this.stopAgent(force);
     return this.stopping;
   }
 
   private async stopAgent(force: boolean): Promise<void> {
-    // A stop during start-up waits for the agent it has to stop.
+    // A stop during start-up waits for the start-up to end (it was told to
+    // give up), then stops the agent if one came up all the same.
     await this.started?.catch(() => undefined);
     const agent = this.agent;
     if (!agent) return;

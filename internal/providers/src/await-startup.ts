@@ -4,8 +4,8 @@ import { StartupError, type SupervisedProcess } from './supervised-process.js';
  * Waits until `ready` resolves: the agent came up. Fails start-up, killing
  * the agent where it still runs, when `ready` rejects, when the agent exits
  * first (with the end of its stderr, which usually says why) or when
- * `signal` aborts (the startup timeout, or shutdown). `awaited` completes
- * "the agent did not … before the startup timeout".
+ * `signal` aborts (the startup timeout, a stop, shutdown). `awaited`
+ * completes "the agent did not … before its start-up was abandoned".
  */
 export async function awaitStartup(
   proc: SupervisedProcess,
@@ -28,7 +28,7 @@ export async function awaitStartup(
     await proc.stop({ force: true, gracePeriodMs: 0 });
   }
   if (outcome === 'aborted') {
-    throw new StartupError(`the agent did not ${awaited} before the startup timeout`);
+    throw new StartupError(`the agent did not ${awaited} before its start-up was abandoned`);
   }
   if (outcome instanceof Error) throw new StartupError(`agent start-up failed: ${outcome.message}`);
   const how = outcome.signal ? `signal ${outcome.signal}` : `code ${outcome.exitCode}`;

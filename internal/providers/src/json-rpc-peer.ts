@@ -1,8 +1,13 @@
 import { isRecord, type JsonObject } from './json-value.js';
 import { PendingRequests, RequestError } from './pending-requests.js';
 
-/** "Internal error": what a handler's unexpected exception is answered with. */
-const INTERNAL_ERROR = -32603;
+/** JSON-RPC error codes both ends use. */
+export const JSON_RPC = {
+  /** A method the receiver does not handle. */
+  methodNotFound: -32601,
+  /** What a handler's unexpected exception is answered with. */
+  internalError: -32603,
+} as const;
 
 export interface JsonRpcPeerOptions {
   /** Writes one message as a line. Throws when the agent no longer reads. */
@@ -35,7 +40,7 @@ export class JsonRpcPeer {
    * Sends a request. A message that cannot be written throws synchronously
    * (so an input can be refused before anything is recorded); the promise
    * rejects with a RequestError on an error answer, a timeout
-   * (`timeoutMs` > 0) or close.
+   * (`timeoutMs` > 0) or close, and at once when the peer is already closed.
    */
   request<T = unknown>(method: string, params?: unknown, timeoutMs = 30_000): Promise<T> {
     return this.requests.send<T>(method, timeoutMs, (id) =>
@@ -63,8 +68,9 @@ export class JsonRpcPeer {
       return true;
     }
     if (!hasId || !('result' in msg || 'error' in msg)) return false;
-    // An answer to a request that already timed out is dropped.
+    // Our ids are numbers: an answer with another id is not to anything we sent.
     if (typeof id !== 'number') return true;
+    // An answer to a request that already timed out finds nothing pending and is dropped.
     if (msg.error) {
       const e = isRecord(msg.error) ? msg.error : {};
       const message = typeof e.message === 'string' ? e.message : 'error';
@@ -85,7 +91,10 @@ export class JsonRpcPeer {
         const e =
           err instanceof RequestError
             ? err
-            : new RequestError(err instanceof Error ? err.message : String(err), INTERNAL_ERROR);
+            : new RequestError(
+                err instanceof Error ? err.message : String(err),
+                JSON_RPC.internalError,
+              );
         this.trySend({ id, error: { code: e.code, message: e.message } });
       },
     );

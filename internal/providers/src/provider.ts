@@ -35,7 +35,7 @@ export interface SessionSpec {
   spawned(pid: number): void;
   /** Receives every event the agent produces, in order. Must not throw. */
   emit(event: AgentEvent): void;
-  /** Aborted when the start-up must be abandoned (startup timeout, shutdown). */
+  /** Aborted when the start-up must be abandoned (startup timeout, a stop, shutdown): give up and leave no process. */
   signal: AbortSignal;
 }
 

@@ -153,6 +153,7 @@ export abstract class StructuredProvider implements Provider {
     const emit = (e: AgentEvent) => spec.emit(e);
     const turns = new TurnEngine({
       emit,
+      inputOpen: () => proc?.inputOpen ?? false,
       timeoutMs: this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS,
       kill: () => proc?.signalGroup('SIGKILL'),
       ...(this.opts.interruptWaitMs !== undefined
@@ -183,7 +184,7 @@ export abstract class StructuredProvider implements Provider {
           onMessage: (msg) => driver.onMessage(msg),
           emit,
           emitRaw: this.opts.emitRaw ?? false,
-          turnId: () => turns.current?.id,
+          turnId: () => turns.currentId,
         }),
         onStderrLine: (text, continued) =>
           emit({
@@ -209,7 +210,10 @@ export abstract class StructuredProvider implements Provider {
           ? await launch()
           : await this.opts.startupGate.run(stateKey(file, env), spec.signal, launch);
     } catch (err) {
-      await proc?.exited;
+      // awaitStartup ended the agent; the driver lets go of what it still awaits.
+      const exit = await proc?.exited;
+      turns.close();
+      if (exit) driver.onExit?.(exit);
       await removeHome();
       throw err;
     }

@@ -14,8 +14,10 @@ function setup(opts: { beginAtOnce?: boolean; timeoutMs?: number; cancel?: 'ok' 
   const cancels: string[] = [];
   const log: string[] = [];
   let closed = false;
+  let inputOpen = true;
   let kills = 0;
   const engine = new TurnEngine({
+    inputOpen: () => inputOpen,
     emit: (e) => {
       events.push(e);
       log.push(`${e.type} ${e.turnId ?? ''}`.trim());
@@ -28,7 +30,7 @@ function setup(opts: { beginAtOnce?: boolean; timeoutMs?: number; cancel?: 'ok' 
   });
   const protocol: TurnProtocol = {
     startTurn(text: string, turn: Turn) {
-      if (closed) throw new Error('EPIPE');
+      if (closed) throw new InputClosedError();
       written.push(text);
       engine.announce(turn);
       if (opts.beginAtOnce ?? true) engine.begun(turn);
@@ -57,8 +59,13 @@ function setup(opts: { beginAtOnce?: boolean; timeoutMs?: number; cancel?: 'ok' 
     send,
     end,
     kills: () => kills,
+    /** The next write fails, as the first write to an agent that stopped reading does. */
     closeInput: () => {
       closed = true;
+    },
+    /** The daemon has seen the input close (EPIPE, or the agent exited). */
+    inputGone: () => {
+      inputOpen = false;
     },
   };
 }
@@ -126,11 +133,31 @@ describe('TurnEngine', () => {
     ]);
   });
 
-  it('refuses an input whose write fails, before it is recorded, and stays usable', () => {
+  it('refuses an input whose write fails, before it is recorded, and leaves no turn behind', () => {
     const t = setup();
     t.closeInput();
     expect(() => t.send('lost')).toThrow(InputClosedError);
     expect(t.log).toEqual([]);
+    expect(t.engine.current).toBeUndefined();
+  });
+
+  it('refuses, before recording it, an input that would queue behind a turn when the agent no longer reads', () => {
+    const t = setup();
+    t.send('one');
+    t.inputGone();
+    expect(() => t.send('two')).toThrow(InputClosedError);
+    expect(t.log).toEqual(['INPUT one', 'TURN_STARTED turn-1']);
+  });
+
+  it('passes on an error of the driver itself as it is, not as a closed input', () => {
+    const t = setup();
+    t.engine.attach({
+      startTurn: () => {
+        throw new TypeError('a driver bug');
+      },
+      cancelTurn: async () => {},
+    });
+    expect(() => t.send('x')).toThrow(TypeError);
     expect(t.engine.current).toBeUndefined();
   });
 
@@ -188,6 +215,92 @@ describe('TurnEngine', () => {
     expect(await t.engine.interrupt()).toEqual({ interrupted: false, turnId: 'turn-1' });
     t.end(true);
     expect(t.events.at(-1)?.data).toEqual({ interrupted: false });
+    t.send('y');
+    expect(t.written).toEqual(['x', 'y']);
+  });
+
+  it('keeps the answer and TURN_COMPLETED in agreement when the turn ends only after the wait', async () => {
+    vi.useFakeTimers();
+    const t = setup();
+    t.send('x');
+    const res = t.engine.interrupt();
+    expect(t.cancels).toEqual(['turn-1']);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await res).toEqual({ interrupted: false, turnId: 'turn-1' });
+    // The agent ends the turn as cancelled after all: the turn keeps the answer it was given.
+    t.end(true);
+    expect(t.events.at(-1)).toMatchObject({ text: 'cancelled', data: { interrupted: false } });
+  });
+
+  it('a held interrupt gets the whole wait from the moment it is delivered', async () => {
+    vi.useFakeTimers();
+    const t = setup({ beginAtOnce: false });
+    t.send('x');
+    const turn = t.engine.current!;
+    const res = t.engine.interrupt();
+    await vi.advanceTimersByTimeAsync(900);
+    t.engine.begun(turn);
+    expect(t.cancels).toEqual(['turn-1']);
+    await vi.advanceTimersByTimeAsync(900);
+    t.end(true);
+    expect(await res).toEqual({ interrupted: true, turnId: 'turn-1' });
+  });
+
+  it('a later interrupt of the same turn supersedes the "no" an earlier one got', async () => {
+    vi.useFakeTimers();
+    const t = setup();
+    t.send('x');
+    const first = t.engine.interrupt();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await first).toEqual({ interrupted: false, turnId: 'turn-1' });
+    const second = t.engine.interrupt();
+    t.end(true);
+    expect(await second).toEqual({ interrupted: true, turnId: 'turn-1' });
+    expect(t.events.at(-1)?.data).toEqual({ interrupted: true });
+  });
+
+  it('shares one cancel and one answer among concurrent interrupts', async () => {
+    const t = setup();
+    t.send('x');
+    const a = t.engine.interrupt();
+    const b = t.engine.interrupt();
+    expect(t.cancels).toEqual(['turn-1']);
+    t.end(true);
+    expect(await Promise.all([a, b])).toEqual([
+      { interrupted: true, turnId: 'turn-1' },
+      { interrupted: true, turnId: 'turn-1' },
+    ]);
+  });
+
+  it('interrupts the running turn only: a queued input runs next, as its own turn', async () => {
+    const t = setup();
+    t.send('one');
+    t.send('two');
+    const res = t.engine.interrupt();
+    t.end(true);
+    expect(await res).toEqual({ interrupted: true, turnId: 'turn-1' });
+    expect(t.written).toEqual(['one', 'two']);
+    expect(t.engine.current?.id).toBe('turn-2');
+    expect(t.engine.current?.interruptRequested).toBe(false);
+  });
+
+  it('reports a turn the agent refused to start, and goes on with the next input', () => {
+    const t = setup();
+    t.send('one');
+    t.send('two');
+    t.engine.abandon(t.engine.current!, {
+      type: 'AGENT_ERROR',
+      stream: 'system',
+      text: 'refused',
+      turnId: 'turn-1',
+    });
+    expect(t.log).toEqual([
+      'INPUT one',
+      'TURN_STARTED turn-1',
+      'INPUT two',
+      'AGENT_ERROR turn-1',
+      'TURN_STARTED turn-2',
+    ]);
   });
 
   it('ends an interrupt wait with interrupted false when the agent dies, and refuses input after', async () => {

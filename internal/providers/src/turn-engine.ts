@@ -7,17 +7,20 @@ const INTERRUPT_WAIT_MS = 5_000;
 /** What the protocol driver does for the engine. */
 export interface TurnProtocol {
   /**
-   * Writes the input that starts `turn`. Throws when the agent no longer
-   * reads. Calls `announce` once it knows the turn's id (at once, or when
-   * the agent names it) and `begun` once an interrupt can reach the turn.
+   * Writes the input that starts `turn`. Throws InputClosedError when the
+   * agent no longer reads. Calls `announce` once it knows the turn's id (at
+   * once, or when the agent names it) and `begun` once a cancel can reach
+   * the turn.
    */
   startTurn(text: string, turn: Turn): void;
-  /** Asks the agent to cancel `turn`, which it has begun. Rejects when the agent refuses. */
+  /** Asks the agent to cancel `turn`, which it has begun. Rejects only when the agent refuses. */
   cancelTurn(turn: Turn): Promise<void>;
 }
 
 export interface TurnEngineOptions {
   emit(event: AgentEvent): void;
+  /** Whether the agent still reads its input. */
+  inputOpen(): boolean;
   /** A turn running longer than this is interrupted (and `kill` called if that fails); 0 = never. */
   timeoutMs: number;
   /** Ends the agent when a timed-out turn cannot be interrupted. */
@@ -35,15 +38,19 @@ export interface TurnEnd {
   data: EventData;
 }
 
+export interface InterruptResult {
+  interrupted: boolean;
+  turnId: string;
+}
+
 /** One turn of a session, as drivers see it. */
 export interface Turn {
-  /** Its number in the session, from 1. */
-  readonly n: number;
   /** "turn-<n>" until the agent names the turn with its own id. */
   readonly id: string;
-  /** Started from the queue, after the turn before it ended. */
-  readonly queued: boolean;
-  /** An interrupt was asked for (InterruptTurn or the turn timeout) and not withdrawn. */
+  /**
+   * A cancel was asked for (InterruptTurn or the turn timeout) and not
+   * withdrawn: drivers read an error end as the cancel taking effect.
+   */
   readonly interruptRequested: boolean;
   /** TURN_STARTED has been emitted (or is held until the input is recorded). */
   readonly announced: boolean;
@@ -53,29 +60,29 @@ export interface Turn {
 class TurnState implements Turn {
   id: string;
   interruptRequested = false;
+  announced = false;
   /** The agent has begun the turn, so a cancel reaches it. */
   begun = false;
-  announced = false;
   ended = false;
+  /**
+   * Whether the turn counts as interrupted, decided once by whichever comes
+   * first: its end, or InterruptTurn's answer. So the two always agree.
+   */
+  verdict: boolean | undefined;
   /** TURN_STARTED's data while it waits for the input that starts the turn to be recorded. */
   held: EventData | undefined;
-  /** Resolves with `interrupted` once the turn has ended (false when the agent died). */
-  readonly done: Promise<boolean>;
-  finish!: (interrupted: boolean) => void;
   /** The interrupt under way, shared by concurrent callers. */
-  interrupting: Promise<{ interrupted: boolean; turnId: string }> | undefined;
-  /** Ends the interrupt's wait early: the agent refused the cancel while the turn runs. */
-  refused: (() => void) | undefined;
+  interrupting: Promise<InterruptResult> | undefined;
   timer: NodeJS.Timeout | undefined;
+  readonly ends = signal<boolean>();
+  readonly begins = signal<void>();
+  readonly refusals = signal<void>();
 
   constructor(
     readonly n: number,
     readonly queued: boolean,
   ) {
     this.id = `turn-${n}`;
-    this.done = new Promise((resolve) => {
-      this.finish = resolve;
-    });
   }
 }
 
@@ -86,13 +93,13 @@ const state = (turn: Turn): TurnState => turn as TurnState;
  * The turn logic every structured adapter shares. Inputs that arrive while
  * a turn runs are queued, and each starts its own turn when the previous
  * one ends (agents would otherwise merge them, blurring whose events are
- * whose). A failed write refuses a direct input synchronously, before the
- * caller records it. TURN_STARTED always follows the input's record. An
- * interrupt that comes before the agent has begun the turn is held and
- * delivered when it begins, and an interrupt counts only when the turn
- * ended because of it, so InterruptTurn's answer and TURN_COMPLETED agree.
- * Every turn has a deadline: a CLI that retries forever becomes an
- * AGENT_ERROR and an interrupt, then a kill, never a hang.
+ * whose). An input the agent can no longer read is refused synchronously,
+ * before the caller records it. TURN_STARTED always follows the input's
+ * record. An interrupt that comes before the agent has begun the turn is
+ * held and delivered when it begins; a turn counts as interrupted only when
+ * it ended because of the interrupt, and InterruptTurn's answer and
+ * TURN_COMPLETED agree on it. Every turn has a deadline: a CLI that retries
+ * forever becomes an AGENT_ERROR and an interrupt, then a kill, never a hang.
  */
 export class TurnEngine {
   private count = 0;
@@ -115,13 +122,18 @@ export class TurnEngine {
     return this.running;
   }
 
+  /** The id to tag the agent's output with: the running turn's, once announced. */
+  get currentId(): string | undefined {
+    return this.running?.announced ? this.running.id : undefined;
+  }
+
   /**
    * Delivers an input: starts a turn, or queues the input while one runs.
    * `recorded` is called once the input is accepted and before the turn is
-   * announced; a failed write throws InputClosedError instead.
+   * announced; an agent that no longer reads gets InputClosedError instead.
    */
   send(text: string, recorded: () => void): void {
-    if (this.closed) throw new InputClosedError();
+    if (this.closed || !this.opts.inputOpen()) throw new InputClosedError();
     if (this.running) {
       this.queue.push(text);
       recorded();
@@ -134,10 +146,14 @@ export class TurnEngine {
    * Interrupts the running turn. Resolves once it ended (`interrupted`: it
    * ended because of this), once the agent refused, or after the wait.
    */
-  interrupt(): Promise<{ interrupted: boolean; turnId: string }> {
+  interrupt(): Promise<InterruptResult> {
     const turn = this.running;
     if (!turn) return Promise.resolve({ interrupted: false, turnId: '' });
-    turn.interrupting ??= this.deliverInterrupt(turn);
+    if (!turn.interrupting) {
+      // A new request supersedes the "no" an earlier one got while the turn still runs.
+      turn.verdict = undefined;
+      turn.interrupting = this.deliverInterrupt(turn);
+    }
     return turn.interrupting;
   }
 
@@ -157,6 +173,7 @@ export class TurnEngine {
     const turn = state(view);
     if (turn.begun || turn.ended) return;
     turn.begun = true;
+    turn.begins.settle();
     if (turn.interruptRequested) this.cancel(turn);
   }
 
@@ -166,7 +183,7 @@ export class TurnEngine {
     if (turn.ended) return;
     // Agents that name the turn late may end it before; its TURN_STARTED still comes first.
     this.announce(turn);
-    const interrupted = end.cancelled && turn.interruptRequested;
+    turn.verdict ??= end.cancelled && turn.interruptRequested;
     this.opts.emit({
       type: 'TURN_COMPLETED',
       stream: 'system',
@@ -174,9 +191,9 @@ export class TurnEngine {
       done: true,
       turnId: turn.id,
       ...(end.error ? { error: end.error } : {}),
-      data: { ...end.data, interrupted },
+      data: { ...end.data, interrupted: turn.verdict },
     });
-    this.end(turn, interrupted);
+    this.end(turn);
     this.next();
   }
 
@@ -184,7 +201,7 @@ export class TurnEngine {
   abandon(view: Turn, event: AgentEvent): void {
     const turn = state(view);
     if (turn.ended) return;
-    this.end(turn, false);
+    this.end(turn);
     if (this.closed) return;
     this.opts.emit(event);
     this.next();
@@ -194,7 +211,7 @@ export class TurnEngine {
   close(): void {
     this.closed = true;
     this.queue.length = 0;
-    if (this.running) this.end(this.running, false);
+    if (this.running) this.end(this.running);
   }
 
   private start(text: string, recorded?: () => void): void {
@@ -203,13 +220,13 @@ export class TurnEngine {
     this.starting = true;
     try {
       this.protocol?.startTurn(text, turn);
+      recorded?.();
     } catch (err) {
       this.running = undefined;
+      throw err;
+    } finally {
       this.starting = false;
-      throw err instanceof InputClosedError ? err : new InputClosedError();
     }
-    recorded?.();
-    this.starting = false;
     if (turn.held) this.emitStarted(turn);
     this.armTimeout(turn);
   }
@@ -243,32 +260,43 @@ export class TurnEngine {
     }
   }
 
-  private end(turn: TurnState, interrupted: boolean): void {
+  private end(turn: TurnState): void {
     turn.ended = true;
+    turn.verdict ??= false;
     if (turn.timer) clearTimeout(turn.timer);
     if (this.running === turn) this.running = undefined;
-    turn.finish(interrupted);
+    turn.ends.settle(turn.verdict);
   }
 
-  private async deliverInterrupt(turn: TurnState) {
+  private async deliverInterrupt(turn: TurnState): Promise<InterruptResult> {
     turn.interruptRequested = true;
-    let refused!: () => void;
-    const refusal = new Promise<'refused'>((resolve) => {
-      refused = () => resolve('refused');
-    });
-    turn.refused = refused;
+    const wait = this.opts.interruptWaitMs ?? INTERRUPT_WAIT_MS;
     if (turn.begun) this.cancel(turn);
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<'waited'>((resolve) => {
-      timer = setTimeout(() => resolve('waited'), this.opts.interruptWaitMs ?? INTERRUPT_WAIT_MS);
-    });
-    const outcome = await Promise.race([turn.done, refusal, waited]);
-    clearTimeout(timer);
+    else {
+      // Held: begun() sends the cancel once the agent has begun the turn.
+      const held = await race(
+        turn.ends.promise,
+        turn.begins.promise.then(() => 'begun'),
+        wait,
+      );
+      if (held === 'waited') turn.interruptRequested = false;
+      if (held !== 'begun') return this.answer(turn);
+    }
+    // The cancel is out: the turn gets the whole wait to end from now.
+    const outcome = await race(
+      turn.ends.promise,
+      turn.refusals.promise.then(() => 'refused'),
+      wait,
+    );
+    if (outcome === 'refused') turn.interruptRequested = false;
+    return this.answer(turn);
+  }
+
+  /** InterruptTurn's answer; a turn that has not ended by now will not count as interrupted. */
+  private answer(turn: TurnState): InterruptResult {
     turn.interrupting = undefined;
-    if (typeof outcome === 'boolean') return { interrupted: outcome, turnId: turn.id };
-    // Not delivered yet, or refused: withdrawn, so the turn's end cannot claim it.
-    if (!turn.begun || outcome === 'refused') turn.interruptRequested = false;
-    return { interrupted: false, turnId: turn.id };
+    turn.verdict ??= false;
+    return { interrupted: turn.verdict, turnId: turn.id };
   }
 
   private cancel(turn: TurnState): void {
@@ -280,7 +308,7 @@ export class TurnEngine {
     }
     cancelling.catch(() => {
       // Refused because the turn just ended: its end says how. Refused while it runs: not interrupted.
-      if (!turn.ended) turn.refused?.();
+      if (!turn.ended) turn.refusals.settle();
     });
   }
 
@@ -304,5 +332,27 @@ export class TurnEngine {
       });
     }, ms);
     turn.timer.unref();
+  }
+}
+
+/** A promise settled from outside, once. */
+function signal<T>(): { promise: Promise<T>; settle(value: T): void } {
+  let settle!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => {
+    settle = resolve;
+  });
+  return { promise, settle };
+}
+
+/** The first of `a` and `b` to settle, or 'waited' after `ms`. */
+async function race<A, B>(a: Promise<A>, b: Promise<B>, ms: number): Promise<A | B | 'waited'> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<'waited'>((resolve) => {
+    timer = setTimeout(() => resolve('waited'), ms);
+  });
+  try {
+    return await Promise.race([a, b, waited]);
+  } finally {
+    clearTimeout(timer);
   }
 }

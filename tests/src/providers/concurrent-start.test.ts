@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { SessionStatus } from '@agent-bridge/proto';
+import { EventType, SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, useDaemon } from '../harness/index.js';
+import { REPO_ROOT, useDaemon, waitFor } from '../harness/index.js';
 
 // Sessions of one agent CLI that share its home, started at the same moment.
 // The fakes initialise their state in a fresh home as the real CLIs do, and
@@ -23,6 +24,7 @@ const homes = (scratch: string) => ({
   codex: join(scratch, 'codex-home'),
   opencode: join(scratch, 'opencode-data'),
   codexAgain: join(scratch, 'codex-home-2'),
+  slow: join(scratch, 'codex-home-slow'),
 });
 
 const bridge = useDaemon((scratch) => {
@@ -36,6 +38,8 @@ const bridge = useDaemon((scratch) => {
         // Two providers running the same CLI in the same home share its start-ups too.
         codex_a: { ...codex, env: { ...INIT, CODEX_HOME: h.codexAgain } },
         codex_b: { ...codex, permissions: 'allow', env: { ...INIT, CODEX_HOME: h.codexAgain } },
+        // Its first start takes long enough to stop a second one while it waits.
+        codex_slow: { ...codex, env: { FAKE_STATE_INIT_MS: '3000', CODEX_HOME: h.slow } },
         opencode: {
           adapter: 'acp',
           binary: FAKE_OPENCODE,
@@ -78,6 +82,37 @@ describe('sessions that share a home, started at the same moment', () => {
     expect(await failed.exited).toBe(1);
     expect(failed.stderr()).toContain(`failed to initialize sqlite state runtime under ${home}`);
     expect(await other.exited).toBe(0);
+  });
+
+  it('a session stopped while it waits for another start-up ends at once, without its agent', async () => {
+    const sessions = bridge.sessions();
+    const first = sessions.start('codex_slow');
+    await waitFor('the first start-up to spawn its agent', () =>
+      existsSync(join(homes(bridge.scratch).slow, 'state.sqlite.init')),
+    );
+    const secondId = randomUUID();
+    const second = bridge.call((c) => c.startSession, {
+      projectId: bridge.project,
+      sessionId: secondId,
+      repoPath: bridge.daemon.repo,
+      provider: 'codex_slow',
+      agentOpts: {},
+    });
+    await waitFor('the second session to exist', async () => {
+      const got = await bridge.call((c) => c.getSession, { sessionId: secondId }).catch(() => null);
+      return got?.status === SessionStatus.SESSION_STATUS_STARTING;
+    });
+    const stopped = await bridge.call((c) => c.stopSession, { sessionId: secondId, force: false });
+    expect(stopped.status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
+    expect((await second).status).toBe(SessionStatus.SESSION_STATUS_STOPPED);
+    // It never spawned: its only event is the terminal one. The first is not disturbed.
+    const events = await sessions.session(secondId).events();
+    expect(events.map((e) => [e.type, e.data?.reason])).toEqual([
+      [EventType.EVENT_TYPE_SESSION_STOPPED, 'stop_requested'],
+    ]);
+    const running = await first;
+    expect(running.started.status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
+    await running.stop();
   });
 
   it.each([

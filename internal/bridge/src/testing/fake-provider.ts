@@ -76,6 +76,8 @@ export class FakeProvider implements Provider {
   readonly agents: FakeAgent[] = [];
   outcome: StartOutcome = 'ready';
   available = true;
+  /** Goes on starting when its start-up is abandoned, as a badly behaved provider might. */
+  ignoresAbort = false;
   private gate: Promise<void> = Promise.resolve();
   private nextPid = 1000;
   private startWaiters: (() => void)[] = [];
@@ -120,7 +122,16 @@ export class FakeProvider implements Provider {
     const agent = new FakeAgent(++this.nextPid, (ev) => spec.emit(ev), this.capabilities.interrupt);
     this.agents.push(agent);
     spec.spawned(agent.pid);
-    await this.gate;
+    // Like a real provider, a start-up abandoned while it waits kills its agent and gives up.
+    const abandoned = new Promise<'abandoned'>((resolve) => {
+      if (this.ignoresAbort) return;
+      if (spec.signal.aborted) resolve('abandoned');
+      spec.signal.addEventListener('abort', () => resolve('abandoned'), { once: true });
+    });
+    if ((await Promise.race([this.gate, abandoned])) === 'abandoned') {
+      agent.exit({ exitCode: null, signal: 'SIGKILL' });
+      throw new StartupError('start-up abandoned');
+    }
     if (this.outcome === 'startup_error') throw new StartupError('agent exited during start-up');
     return agent;
   }

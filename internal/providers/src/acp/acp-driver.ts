@@ -1,5 +1,5 @@
 import type { EventData } from '../events.js';
-import { JsonRpcPeer } from '../json-rpc-peer.js';
+import { JSON_RPC, JsonRpcPeer } from '../json-rpc-peer.js';
 import { isRecord, type JsonObject, obj, str } from '../json-value.js';
 import { RequestError } from '../pending-requests.js';
 import type { DriverContext, ProtocolDriver } from '../structured-provider.js';
@@ -11,8 +11,6 @@ import { answerPermission, type PermissionAnswer } from './permission-answer.js'
 import { UpdateMapper } from './update-mapper.js';
 
 export type AcpDriverOptions = Pick<HandshakeOptions, 'modelVia'> & { clientVersion?: string };
-
-const METHOD_NOT_FOUND = -32601;
 
 /**
  * One ACP v1 session over the agent's stdio: the handshake opens a session,
@@ -102,7 +100,8 @@ export class AcpDriver implements ProtocolDriver {
   private failTurn(turn: Turn, startedAt: number, err: unknown): void {
     // The agent died mid-turn: the session fails with its exit status and stderr.
     if (this.gone) return;
-    const e = err instanceof RequestError ? err : new RequestError(String(err), -32603);
+    const e =
+      err instanceof RequestError ? err : new RequestError(String(err), JSON_RPC.internalError);
     const detail: EventData = { code: e.code };
     if (e.data !== undefined) detail.error_data = e.data;
     if (turn.interruptRequested) {
@@ -134,7 +133,7 @@ export class AcpDriver implements ProtocolDriver {
   private onNotification(method: string, params: unknown): void {
     if (method !== ACP_METHODS.sessionUpdate || !isRecord(params)) return;
     if (this.session && params.sessionId !== this.session.sessionId) return;
-    this.mapper.update(params.update, this.ctx.turns.current?.id);
+    this.mapper.update(params.update, this.ctx.turns.currentId);
   }
 
   private async onRequest(method: string, params: unknown): Promise<unknown> {
@@ -145,16 +144,16 @@ export class AcpDriver implements ProtocolDriver {
       const answer: PermissionAnswer = turn?.interruptRequested
         ? { outcome: { outcome: 'cancelled' }, decision: this.ctx.permissions }
         : answerPermission(this.ctx.permissions, p.options);
-      this.mapper.permission(p.toolCall, answer, turn?.id);
+      this.mapper.permission(p.toolCall, answer, this.ctx.turns.currentId);
       return { outcome: answer.outcome };
     }
     if (method.startsWith('fs/') || method.startsWith('terminal/')) {
       throw new RequestError(
         `${method} is not supported: this client offers no file system or terminal access`,
-        METHOD_NOT_FOUND,
+        JSON_RPC.methodNotFound,
       );
     }
-    throw new RequestError(`${method} is not supported by this client`, METHOD_NOT_FOUND);
+    throw new RequestError(`${method} is not supported by this client`, JSON_RPC.methodNotFound);
   }
 }
 

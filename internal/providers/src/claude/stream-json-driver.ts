@@ -12,8 +12,6 @@ import {
   toolResultEvents,
 } from './message-events.js';
 
-/** How long an interrupt waits for claude to acknowledge it. */
-const INTERRUPT_ACK_MS = 5_000;
 /** The code a control request's error answer gets (claude's answers carry none). */
 const CONTROL_ERROR = -32000;
 
@@ -47,8 +45,9 @@ export class StreamJsonDriver implements ProtocolDriver {
     this.ctx.turns.begun(turn);
   }
 
+  /** Rejects only on claude's error answer; how long to wait for the turn's end is the engine's call. */
   async cancelTurn(): Promise<void> {
-    await this.control({ subtype: 'interrupt' }, INTERRUPT_ACK_MS);
+    await this.control({ subtype: 'interrupt' }, 0);
   }
 
   onExit(): void {
@@ -56,7 +55,7 @@ export class StreamJsonDriver implements ProtocolDriver {
   }
 
   onMessage(m: JsonObject): void {
-    const turnId = this.ctx.turns.current?.id;
+    const turnId = this.ctx.turns.currentId;
     switch (m.type) {
       case 'control_response':
         this.onControlResponse(obj(m.response));
@@ -115,7 +114,7 @@ export class StreamJsonDriver implements ProtocolDriver {
       type: 'TOOL_CALL',
       stream: 'system',
       text: `${str(req.tool_name)}: permission ${allow ? 'allowed' : 'denied'}`,
-      turnId: this.ctx.turns.current?.id,
+      turnId: this.ctx.turns.currentId,
       data: {
         permission: allow ? 'allow' : 'deny',
         tool_use_id: str(req.tool_use_id),

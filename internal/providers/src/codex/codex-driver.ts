@@ -1,5 +1,5 @@
 import type { EventData } from '../events.js';
-import { JsonRpcPeer } from '../json-rpc-peer.js';
+import { JSON_RPC, JsonRpcPeer } from '../json-rpc-peer.js';
 import { type JsonObject, obj, str } from '../json-value.js';
 import { RequestError } from '../pending-requests.js';
 import type { DriverContext, ProtocolDriver } from '../structured-provider.js';
@@ -10,9 +10,8 @@ import { itemCompleted, itemStarted } from './item-events.js';
 import { errorEvent, turnFailedEvent, warningEvent } from './notification-events.js';
 import { type TokenCounts, tokenCounts, usageSince } from './token-usage.js';
 
-/** Bound on our requests once the session runs (start-up is bounded by startup_timeout). */
+/** Bound on turn/interrupt (start-up is bounded by startup_timeout, a turn by turn_timeout). */
 const REQUEST_TIMEOUT_MS = 30_000;
-const METHOD_NOT_FOUND = -32601;
 
 /**
  * One session of `codex app-server`: JSON-RPC without the "jsonrpc" field.
@@ -87,10 +86,12 @@ export class CodexDriver implements ProtocolDriver {
   }
 
   startTurn(text: string, turn: Turn): void {
+    // No timeout of its own: a turn codex never answers is ended by turn_timeout, and one
+    // abandoned early could still start and be mistaken for the next.
     const started = this.peer.request(
       'turn/start',
       { threadId: this.threadId, input: [{ type: 'text', text, text_elements: [] }] },
-      REQUEST_TIMEOUT_MS,
+      0,
     );
     this.turnBaseline = this.threadTotal;
     this.usageSeen = false;
@@ -131,8 +132,7 @@ export class CodexDriver implements ProtocolDriver {
    * not tagged: the provisional id would appear on no other event.
    */
   private turnOf(p: JsonObject): string | undefined {
-    const current = this.ctx.turns.current;
-    return str(p.turnId) || (current?.announced ? current.id : undefined);
+    return str(p.turnId) || this.ctx.turns.currentId;
   }
 
   private onNotification(method: string, p: JsonObject): void {
@@ -212,7 +212,7 @@ export class CodexDriver implements ProtocolDriver {
   }
 
   private async onRequest(method: string, p: JsonObject): Promise<unknown> {
-    const answer = answerApproval(method, p, this.ctx.permissions, this.ctx.turns.current?.id);
+    const answer = answerApproval(method, p, this.ctx.permissions, this.ctx.turns.currentId);
     if (answer) {
       this.ctx.emit(answer.event);
       return answer.result;
@@ -225,6 +225,6 @@ export class CodexDriver implements ProtocolDriver {
       turnId: this.turnOf(p),
       data: { method },
     });
-    throw new RequestError(`agent-bridge does not handle ${method}`, METHOD_NOT_FOUND);
+    throw new RequestError(`agent-bridge does not handle ${method}`, JSON_RPC.methodNotFound);
   }
 }

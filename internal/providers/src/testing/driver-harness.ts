@@ -29,6 +29,8 @@ export function driverHarness<D extends ProtocolDriver>(
   let kills = 0;
   const turns = new TurnEngine({
     emit: (e) => events.push(e),
+    // Writes fail once the input is closed (closeInput), as the first write to a gone agent does.
+    inputOpen: () => true,
     timeoutMs: opts.turnTimeoutMs ?? 0,
     kill: () => {
       kills++;
