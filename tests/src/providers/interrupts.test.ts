@@ -16,6 +16,8 @@ const fixture = (name: string) => join(REPO_ROOT, 'tests/fixtures', name);
  * pause later, refusing turn/interrupt until then, as codex does; so an
  * interrupt sent right after SendInput reaches the adapter before codex has
  * acknowledged the turn, and one sent at TURN_STARTED before it has begun.
+ * (The pauses only make those points likely over gRPC; the drivers' unit
+ * tests hit each of them exactly.)
  */
 const ADAPTERS = {
   claude: {
