@@ -88,7 +88,7 @@ describe('SessionManager: start', () => {
     const { manager, start, open } = setup();
     const { id, snap, agent } = await start();
     expect(snap).toMatchObject({ status: 'RUNNING', pid: agent.pid, repoPath: root, lastSeq: 1 });
-    expect(manager.counts()).toEqual({ active: 1, retained: 0 });
+    expect(manager.counts('alpha')).toMatchObject({ active: 1, retained: 0, projectActive: 1 });
     const [started] = await nextBatch(open(id, 0));
     expect(started).toMatchObject({
       seq: 1,
@@ -153,7 +153,14 @@ describe('SessionManager: start', () => {
     expect(rejections(betas)).toMatchObject([
       { kind: 'resource_exhausted', message: expect.stringContaining('already runs 3 sessions') },
     ]);
-    expect(manager.counts()).toEqual({ active: 3, retained: 0 });
+    expect(manager.counts('alpha')).toEqual({
+      active: 3,
+      retained: 0,
+      limit: 3,
+      projectActive: 2,
+      projectLimit: 2,
+    });
+    expect(manager.counts('beta')).toMatchObject({ active: 3, projectActive: 1 });
 
     // An ended session no longer counts.
     const [running] = manager.list(alpha, anyStatus).sessions;
@@ -409,7 +416,7 @@ describe('SessionManager: timers on the injected clock', () => {
     await within(manager.stop(alpha, id, false), 'the stop');
     clock.advance(19_999);
     expect(manager.get(alpha, id).status).toBe('STOPPED');
-    expect(manager.counts()).toEqual({ active: 0, retained: 1 });
+    expect(manager.counts('alpha')).toMatchObject({ active: 0, retained: 1, projectActive: 0 });
     clock.advance(1);
     expect(await kindOf(() => manager.get(alpha, id))).toBe('not_found');
     expect(ids(manager.list(alpha, anyStatus))).toEqual([]);

@@ -18,6 +18,7 @@ import type {
   Caller,
   CoreSettings,
   Logger,
+  SessionCounts,
   SessionSnapshot,
   SessionStatus,
   StartRequest,
@@ -77,14 +78,20 @@ export class SessionManager {
     return this.closing.signal.aborted;
   }
 
-  counts(): { active: number; retained: number } {
+  /** Sessions by state, for the daemon and for `projectId`, with the limits that apply. */
+  counts(projectId: string): SessionCounts {
     let active = 0;
     let retained = 0;
+    let projectActive = 0;
     for (const s of this.sessions.values()) {
-      if (s.live) active++;
-      else retained++;
+      if (!s.live) retained++;
+      else {
+        active++;
+        if (s.projectId === projectId) projectActive++;
+      }
     }
-    return { active, retained };
+    const { maxGlobal, maxPerProject } = this.deps.settings;
+    return { active, retained, limit: maxGlobal, projectActive, projectLimit: maxPerProject };
   }
 
   async start(caller: Caller, req: StartRequest): Promise<SessionSnapshot> {

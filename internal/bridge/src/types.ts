@@ -32,6 +32,18 @@ export interface StartRequest {
   agentOpts: Record<string, string>;
 }
 
+/** Live (starting, running, stopping) and retained sessions, and the limits on live ones. */
+export interface SessionCounts {
+  active: number;
+  retained: number;
+  /** The daemon's limit on live sessions. */
+  limit: number;
+  /** Live sessions of the project asked about. */
+  projectActive: number;
+  /** The limit on live sessions per project. */
+  projectLimit: number;
+}
+
 /** Settings of the core, from the daemon's configuration. Durations in ms, sizes in bytes. */
 export interface CoreSettings {
   // How much may run at once.

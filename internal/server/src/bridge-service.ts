@@ -166,8 +166,8 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
       }),
     ),
 
-    health: unary('Health', async (): Promise<HealthResponse> => {
-      const counts = manager.counts();
+    health: unary('Health', async (caller): Promise<HealthResponse> => {
+      const counts = manager.counts(caller.projectId);
       const providers = await Promise.all(
         [...manager.providers.values()].map(async (p) => {
           const st = await p.health();
@@ -182,6 +182,9 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
         startedAt: ctx.startedAt,
         activeSessions: counts.active,
         retainedSessions: counts.retained,
+        sessionLimit: counts.limit,
+        projectActiveSessions: counts.projectActive,
+        projectSessionLimit: counts.projectLimit,
       };
     }),
 

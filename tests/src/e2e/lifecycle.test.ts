@@ -85,6 +85,11 @@ describe('session lifecycle through every RPC (mock agent, real mTLS + JWT)', ()
     const health = await bridge.call((c) => c.health, {});
     expect(health.status).toBe('serving');
     expect(health.activeSessions).toBeGreaterThanOrEqual(1);
+    // The room left for this project: the limits and what counts against them.
+    expect(health.sessionLimit).toBe(20);
+    expect(health.projectSessionLimit).toBe(5);
+    expect(health.projectActiveSessions).toBeGreaterThanOrEqual(1);
+    expect(health.projectActiveSessions).toBeLessThanOrEqual(health.activeSessions);
     expect(health.serverInstanceId).toMatch(/^[0-9a-f-]{36}$/);
     expect(health.providers.find((p) => p.provider === 'mock')?.available).toBe(true);
 

@@ -575,6 +575,20 @@ export interface HealthResponse {
   activeSessions: number;
   /** Ended sessions still readable within their retention period. */
   retainedSessions: number;
+  /**
+   * The daemon's limit on sessions that are starting, running or stopping
+   * (`sessions.max_global`).
+   */
+  sessionLimit: number;
+  /** Sessions of the caller's project that are starting, running or stopping. */
+  projectActiveSessions: number;
+  /**
+   * The limit on those per project (`sessions.max_per_project`). A start is
+   * refused once either limit is reached, so the room for one more session
+   * of the caller's project is the smaller of session_limit -
+   * active_sessions and project_session_limit - project_active_sessions.
+   */
+  projectSessionLimit: number;
 }
 
 export interface ProviderHealth {
@@ -2872,6 +2886,9 @@ function createBaseHealthResponse(): HealthResponse {
     startedAt: undefined,
     activeSessions: 0,
     retainedSessions: 0,
+    sessionLimit: 0,
+    projectActiveSessions: 0,
+    projectSessionLimit: 0,
   };
 }
 
@@ -2897,6 +2914,15 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     }
     if (message.retainedSessions !== 0) {
       writer.uint32(56).uint32(message.retainedSessions);
+    }
+    if (message.sessionLimit !== 0) {
+      writer.uint32(64).uint32(message.sessionLimit);
+    }
+    if (message.projectActiveSessions !== 0) {
+      writer.uint32(72).uint32(message.projectActiveSessions);
+    }
+    if (message.projectSessionLimit !== 0) {
+      writer.uint32(80).uint32(message.projectSessionLimit);
     }
     return writer;
   },
@@ -2970,6 +2996,30 @@ export const HealthResponse: MessageFns<HealthResponse> = {
             message.retainedSessions = reader.uint32();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.sessionLimit = reader.uint32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.projectActiveSessions = reader.uint32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.projectSessionLimit = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3009,6 +3059,21 @@ export const HealthResponse: MessageFns<HealthResponse> = {
         : isSet(object.retained_sessions)
         ? globalThis.Number(object.retained_sessions)
         : 0,
+      sessionLimit: isSet(object.sessionLimit)
+        ? globalThis.Number(object.sessionLimit)
+        : isSet(object.session_limit)
+        ? globalThis.Number(object.session_limit)
+        : 0,
+      projectActiveSessions: isSet(object.projectActiveSessions)
+        ? globalThis.Number(object.projectActiveSessions)
+        : isSet(object.project_active_sessions)
+        ? globalThis.Number(object.project_active_sessions)
+        : 0,
+      projectSessionLimit: isSet(object.projectSessionLimit)
+        ? globalThis.Number(object.projectSessionLimit)
+        : isSet(object.project_session_limit)
+        ? globalThis.Number(object.project_session_limit)
+        : 0,
     };
   },
 
@@ -3035,6 +3100,15 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     if (message.retainedSessions !== 0) {
       obj.retainedSessions = Math.round(message.retainedSessions);
     }
+    if (message.sessionLimit !== 0) {
+      obj.sessionLimit = Math.round(message.sessionLimit);
+    }
+    if (message.projectActiveSessions !== 0) {
+      obj.projectActiveSessions = Math.round(message.projectActiveSessions);
+    }
+    if (message.projectSessionLimit !== 0) {
+      obj.projectSessionLimit = Math.round(message.projectSessionLimit);
+    }
     return obj;
   },
 
@@ -3050,6 +3124,9 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     message.startedAt = object.startedAt ?? undefined;
     message.activeSessions = object.activeSessions ?? 0;
     message.retainedSessions = object.retainedSessions ?? 0;
+    message.sessionLimit = object.sessionLimit ?? 0;
+    message.projectActiveSessions = object.projectActiveSessions ?? 0;
+    message.projectSessionLimit = object.projectSessionLimit ?? 0;
     return message;
   },
 };
