@@ -1,0 +1,104 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Whose cursor: one subscriber of one session of one project on one daemon. */
+export interface CursorKey {
+  target: string;
+  projectId: string;
+  sessionId: string;
+  subscriberId: string;
+}
+
+/** How far a subscriber has processed a session, and on which run of the daemon. */
+export interface Cursor {
+  /** Every event with seq <= ackSeq has been processed. */
+  ackSeq: number;
+  /** The daemon's `server_instance_id` when the cursor was taken. */
+  instanceId: string;
+}
+
+/**
+ * Where event streams keep their subscribers' cursors, so a control plane
+ * that restarts resumes where it left off. Implementations must be safe to
+ * call concurrently for different keys.
+ */
+export interface CursorStore {
+  load(key: CursorKey): Promise<Cursor | undefined>;
+  save(key: CursorKey, cursor: Cursor): Promise<void>;
+  delete(key: CursorKey): Promise<void>;
+}
+
+const id = (k: CursorKey) => JSON.stringify([k.target, k.projectId, k.sessionId, k.subscriberId]);
+
+/** Cursors in this process's memory: they survive reconnects, not restarts. The default. */
+export class MemoryCursorStore implements CursorStore {
+  private readonly cursors = new Map<string, Cursor>();
+
+  async load(key: CursorKey): Promise<Cursor | undefined> {
+    const c = this.cursors.get(id(key));
+    return c ? { ...c } : undefined;
+  }
+
+  async save(key: CursorKey, cursor: Cursor): Promise<void> {
+    this.cursors.set(id(key), { ...cursor });
+  }
+
+  async delete(key: CursorKey): Promise<void> {
+    this.cursors.delete(id(key));
+  }
+}
+
+/**
+ * Cursors as files in `dir` (created with mode 0700), one per key, each
+ * written whole to a temporary file (mode 0600) and renamed over the old
+ * one, so a crash never leaves half a cursor.
+ */
+export class FileCursorStore implements CursorStore {
+  private ready: Promise<unknown> | undefined;
+
+  constructor(private readonly dir: string) {}
+
+  async load(key: CursorKey): Promise<Cursor | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.file(key), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    const stored = JSON.parse(text) as { key?: unknown; cursor?: Partial<Cursor> };
+    const c = stored.cursor;
+    if (
+      JSON.stringify(stored.key) !== id(key) ||
+      !Number.isSafeInteger(c?.ackSeq) ||
+      typeof c?.instanceId !== 'string'
+    ) {
+      throw new Error(`cursor file ${this.file(key)} is not a cursor for this key`);
+    }
+    return { ackSeq: c.ackSeq as number, instanceId: c.instanceId };
+  }
+
+  async save(key: CursorKey, cursor: Cursor): Promise<void> {
+    this.ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await this.ready;
+    const file = this.file(key);
+    const tmp = `${file}.${randomUUID()}.tmp`;
+    const body = JSON.stringify({ key: JSON.parse(id(key)), cursor });
+    try {
+      await writeFile(tmp, body, { mode: 0o600, flag: 'wx' });
+      await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async delete(key: CursorKey): Promise<void> {
+    await rm(this.file(key), { force: true });
+  }
+
+  private file(key: CursorKey): string {
+    return join(this.dir, `${createHash('sha256').update(id(key)).digest('hex')}.json`);
+  }
+}

@@ -1,0 +1,101 @@
+import { type ServiceError, status } from '@grpc/grpc-js';
+
+/** The gRPC status codes by name, as `BridgeError.code` carries them. */
+export type StatusName = keyof typeof status;
+
+/**
+ * A call the daemon (or the connection) refused. `code` is the gRPC status
+ * name, `details` the daemon's message: meant for people, never for
+ * matching. Catch a subclass for the codes a caller acts on.
+ */
+export class BridgeError extends Error {
+  /** The gRPC status, e.g. "NOT_FOUND". */
+  readonly code: StatusName;
+  /** What the daemon said, without the method name. */
+  readonly details: string;
+  /** The RPC that failed, e.g. "StartSession"; empty when none did. */
+  readonly method: string;
+  /** How long the daemon asked the caller to wait before trying again, when it did. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    code: StatusName,
+    details: string,
+    opts: { method?: string; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
+    super(
+      `${opts.method ? `${opts.method}: ` : ''}${details || code}`,
+      opts.cause ? { cause: opts.cause } : undefined,
+    );
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+    this.method = opts.method ?? '';
+    this.retryAfterMs = opts.retryAfterMs;
+  }
+}
+
+/** A request the daemon found malformed or against its policy; retrying cannot help. */
+export class InvalidArgumentError extends BridgeError {}
+/** No such session in the caller's project (or it was freed after its retention). */
+export class NotFoundError extends BridgeError {}
+/** The session id is in use with other parameters. */
+export class AlreadyExistsError extends BridgeError {}
+/** The token is not valid for what was asked (another project, a path outside the allowed roots). */
+export class PermissionDeniedError extends BridgeError {}
+/** The token was refused: expired, wrong issuer or audience, bound to another certificate. */
+export class UnauthenticatedError extends BridgeError {}
+/** The session or provider is not in a state to do this (not running, provider unavailable). */
+export class FailedPreconditionError extends BridgeError {}
+/** A limit was reached: sessions, subscribers, or a rate. */
+export class ResourceExhaustedError extends BridgeError {}
+/** A seq beyond the session's last one. */
+export class OutOfRangeError extends BridgeError {}
+/** The daemon could not be reached, refused the connection, or is shutting down. */
+export class UnavailableError extends BridgeError {}
+/** The call's deadline passed. */
+export class DeadlineExceededError extends BridgeError {}
+/**
+ * The daemon restarted (its instance id changed) since the cursor was
+ * taken: the session, its events and the cursor are gone, so resuming is
+ * impossible. Start over.
+ */
+export class CursorLostError extends BridgeError {
+  constructor(
+    details: string,
+    readonly previousInstanceId: string,
+    readonly instanceId: string,
+  ) {
+    super('DATA_LOSS', details);
+  }
+}
+
+const SUBCLASS: Partial<Record<StatusName, typeof BridgeError>> = {
+  INVALID_ARGUMENT: InvalidArgumentError,
+  NOT_FOUND: NotFoundError,
+  ALREADY_EXISTS: AlreadyExistsError,
+  PERMISSION_DENIED: PermissionDeniedError,
+  UNAUTHENTICATED: UnauthenticatedError,
+  FAILED_PRECONDITION: FailedPreconditionError,
+  RESOURCE_EXHAUSTED: ResourceExhaustedError,
+  OUT_OF_RANGE: OutOfRangeError,
+  UNAVAILABLE: UnavailableError,
+  DEADLINE_EXCEEDED: DeadlineExceededError,
+};
+
+const NAMES = new Map(Object.entries(status).map(([name, n]) => [n, name as StatusName]));
+
+/** The trailer a daemon sets on a refusal worth retrying after a pause (gRPC's own convention). */
+const PUSHBACK = 'grpc-retry-pushback-ms';
+
+/** A grpc-js failure as the BridgeError subclass of its code. */
+export function fromServiceError(err: ServiceError, method: string): BridgeError {
+  const code = NAMES.get(err.code) ?? 'UNKNOWN';
+  const pushback = Number(err.metadata?.get(PUSHBACK)[0]);
+  const Class = SUBCLASS[code] ?? BridgeError;
+  return new Class(code, err.details ?? err.message, {
+    method,
+    cause: err,
+    ...(Number.isFinite(pushback) && pushback >= 0 ? { retryAfterMs: pushback } : {}),
+  });
+}

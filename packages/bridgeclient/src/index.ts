@@ -1,0 +1,53 @@
+export { BridgeClient, type ListSessionsOptions, type StartSessionRequest } from './client.js';
+export {
+  type Cursor,
+  type CursorKey,
+  type CursorStore,
+  FileCursorStore,
+  MemoryCursorStore,
+} from './cursor-store.js';
+export {
+  AlreadyExistsError,
+  BridgeError,
+  CursorLostError,
+  DeadlineExceededError,
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+  OutOfRangeError,
+  PermissionDeniedError,
+  ResourceExhaustedError,
+  type StatusName,
+  UnauthenticatedError,
+  UnavailableError,
+} from './errors.js';
+export { EventStream, type EventStreamOptions } from './event-stream.js';
+export {
+  BridgeFleet,
+  type BridgeFleetOptions,
+  type DaemonStatus,
+  type FleetDaemon,
+  type FleetSession,
+} from './fleet.js';
+export type {
+  BridgeClientOptions,
+  CallOptions,
+  JwtOptions,
+  MtlsOptions,
+  PemSource,
+  RetryOptions,
+} from './options.js';
+export {
+  type EventType,
+  type Health,
+  type InterruptResult,
+  isTerminal,
+  type ProviderAuthState,
+  type ProviderInfo,
+  type SentInput,
+  type SessionEvent,
+  type SessionInfo,
+  type SessionPage,
+  type SessionStatus,
+  type StartedSession,
+} from './types.js';
