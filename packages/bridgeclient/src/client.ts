@@ -88,6 +88,7 @@ export class BridgeClient {
   private readonly callMs: number;
   private readonly reconnectMs: number;
   private readonly cursors;
+  private closed = false;
 
   constructor(options: BridgeClientOptions) {
     const { raw } = openChannel(options);
@@ -225,6 +226,7 @@ export class BridgeClient {
         cursors: this.cursors,
         backoff: this.backoff,
         reconnectMs: this.reconnectMs,
+        isClosed: () => this.closed,
       },
       sessionId,
       opts,
@@ -233,6 +235,7 @@ export class BridgeClient {
 
   /** Closes the connection. Calls and streams still open fail with UNAVAILABLE or CANCELLED. */
   close(): void {
+    this.closed = true;
     this.raw.close();
   }
 

@@ -54,6 +54,8 @@ export interface StreamContext {
   cursors: CursorStore;
   backoff: Backoff;
   reconnectMs: number;
+  /** True once the client was closed. */
+  isClosed(): boolean;
 }
 
 type Reader = ClientReadableStream<ProtoEvent> | ClientReadableStream<{ events: ProtoEvent[] }>;
@@ -113,7 +115,9 @@ export class EventStream implements AsyncIterable<SessionEvent> {
       ? AbortSignal.any([this.opts.signal, this.stop.signal])
       : this.stop.signal;
     const key = this.cursorKey();
-    const stored = key ? await this.ctx.cursors.load(key) : undefined;
+    // An explicit afterSeq overrides whatever cursor is stored.
+    const stored =
+      key && this.opts.afterSeq === undefined ? await this.ctx.cursors.load(key) : undefined;
     this.instanceId = (await this.ctx.client.health({ signal })).serverInstanceId;
     if (stored && stored.instanceId !== this.instanceId) throw this.cursorLost(stored.instanceId);
     this.processed = this.opts.afterSeq ?? stored?.ackSeq;
@@ -145,11 +149,18 @@ export class EventStream implements AsyncIterable<SessionEvent> {
           if (signal.aborted) throw signal.reason;
           if (!isServiceError(err)) throw err;
           const e = fromServiceError(err, this.method());
+          // A closed client ends its streams: reconnecting is pointless.
+          if (this.ctx.isClosed() || !(e instanceof NotFoundError || isTransient(e))) throw e;
           failingSince ??= Date.now();
-          if (e instanceof NotFoundError || isTransient(e)) await this.checkInstance(signal);
-          if (!isTransient(e) || Date.now() - failingSince >= this.ctx.reconnectMs) throw e;
+          await this.checkInstance(signal);
+          if (e instanceof NotFoundError || Date.now() - failingSince >= this.ctx.reconnectMs) {
+            throw e;
+          }
           const wait = backoffDelay(this.ctx.backoff, attempt++);
-          await pause(Math.max(e.retryAfterMs ?? 0, wait), signal);
+          await pause(Math.max(e.retryAfterMs ?? 0, wait), signal).catch((reason: unknown) => {
+            if (!this.stop.signal.aborted) throw reason;
+          });
+          if (this.stop.signal.aborted) return;
         } finally {
           reader.cancel();
         }
@@ -181,8 +192,8 @@ export class EventStream implements AsyncIterable<SessionEvent> {
     try {
       now = (await this.ctx.client.health({ signal, timeoutMs: 10_000 })).serverInstanceId;
     } catch {
-      if (signal.aborted) throw signal.reason;
-      return; // unreachable for now: the reconnect loop tries again
+      if (signal.aborted && !this.stop.signal.aborted) throw signal.reason;
+      return; // unreachable for now, or closing: the loop decides
     }
     if (now !== this.instanceId) throw this.cursorLost(this.instanceId, now);
   }
