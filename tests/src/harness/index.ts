@@ -4,4 +4,5 @@ export * from './fixture.js';
 export * from './pki.js';
 export * from './processes.js';
 export * from './sessions.js';
+export * from './tcp-proxy.js';
 export * from './tokens.js';

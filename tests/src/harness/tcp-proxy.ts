@@ -1,0 +1,134 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * What the proxy does with a connection it accepts:
+ * - `forward`: connects to the target and copies bytes both ways;
+ * - `stall`: keeps the connection open and never answers (a hung peer);
+ * - `refuse`: closes it at once (a peer that is gone).
+ */
+export type ProxyMode = 'forward' | 'stall' | 'refuse';
+
+/** A connection through the proxy: the accepted socket and, when forwarding, the upstream one. */
+interface Pair {
+  down: Socket;
+  up: Socket | undefined;
+  /** While true, bytes from the target are dropped instead of reaching the client. */
+  holdUp: boolean;
+}
+
+/**
+ * A loopback TCP proxy in front of a daemon (or anything else), for fault
+ * tests: it cuts every open connection on demand and keeps accepting new
+ * ones, can stall or refuse new connections, drop what the target answers,
+ * and move to another target (a restarted daemon on a new port).
+ */
+export interface TcpProxy {
+  /** The port it listens on, on 127.0.0.1. */
+  readonly port: number;
+  /** "127.0.0.1:<port>", as a client's target. */
+  readonly target: string;
+  /** Connections accepted so far. */
+  readonly accepted: number;
+  /** Connections open now. */
+  readonly open: number;
+  /** Connections cut by `cutAll` so far. */
+  readonly cuts: number;
+  /** How new connections are handled from now on; open ones are left as they are. */
+  mode: ProxyMode;
+  /** Forward new connections to this port on 127.0.0.1 from now on. */
+  retarget(port: number): void;
+  /**
+   * Destroys both sockets of every open connection, at once and without
+   * flushing what is still buffered; returns how many were cut.
+   */
+  cutAll(): number;
+  /**
+   * From now on, drops every byte the target sends on the connections open
+   * now, while still forwarding what the client sends: requests reach the
+   * target, their answers are lost. `cutAll` ends it (new connections
+   * forward normally).
+   */
+  dropAnswers(): void;
+  /** Stops listening and cuts every connection. */
+  close(): Promise<void>;
+}
+
+/** Starts a proxy on 127.0.0.1 (an ephemeral port) forwarding to 127.0.0.1:`targetPort`. */
+export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+  const pairs = new Set<Pair>();
+  let upstreamPort = targetPort;
+  let accepted = 0;
+  let cuts = 0;
+  const end = (p: Pair) => {
+    pairs.delete(p);
+    p.down.destroy();
+    p.up?.destroy();
+  };
+  const server: Server = createServer({ noDelay: true }, (down) => {
+    accepted++;
+    const pair: Pair = { down, up: undefined, holdUp: false };
+    pairs.add(pair);
+    down.on('error', () => end(pair));
+    down.on('close', () => end(pair));
+    if (proxy.mode === 'refuse') return end(pair);
+    if (proxy.mode === 'stall') {
+      down.resume(); // read and discard: the peer sees a connection that never answers
+      return;
+    }
+    const up = connect({ host: '127.0.0.1', port: upstreamPort, noDelay: true });
+    pair.up = up;
+    up.on('error', () => end(pair));
+    up.on('close', () => end(pair));
+    copy(down, up, () => false);
+    copy(up, down, () => pair.holdUp);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  const proxy: TcpProxy = {
+    port,
+    target: `127.0.0.1:${port}`,
+    get accepted() {
+      return accepted;
+    },
+    get open() {
+      return pairs.size;
+    },
+    get cuts() {
+      return cuts;
+    },
+    mode: 'forward',
+    retarget: (p) => {
+      upstreamPort = p;
+    },
+    cutAll: () => {
+      const n = pairs.size;
+      for (const p of [...pairs]) end(p);
+      cuts += n;
+      return n;
+    },
+    dropAnswers: () => {
+      for (const p of pairs) p.holdUp = true;
+    },
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const p of [...pairs]) end(p);
+      await closed;
+    },
+  };
+  return proxy;
+}
+
+/** Copies `from` to `to` with backpressure, dropping the bytes while `drop()` holds. */
+function copy(from: Socket, to: Socket, drop: () => boolean): void {
+  from.on('data', (chunk: Buffer) => {
+    if (drop() || to.destroyed) return;
+    if (!to.write(chunk)) {
+      from.pause();
+      to.once('drain', () => from.resume());
+    }
+  });
+  from.on('end', () => to.end());
+}
