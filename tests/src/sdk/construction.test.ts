@@ -101,7 +101,7 @@ describe('construction refuses bad options with a TypeError naming the problem',
     );
   });
 
-  // BUG (packages/bridgeclient/src/private/channel.ts:22): the target check
+  // BUG (packages/bridgeclient/src/private/channel.ts:21): the target check
   // takes any 1-5 digits as a port, so ports above 65535 pass construction
   // and only fail later, on the wire.
   it.fails('a port beyond 65535 (SDK bug: accepted)', () => {

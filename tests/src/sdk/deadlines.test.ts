@@ -199,7 +199,7 @@ describe('ending an iteration from its loop body', () => {
   };
   it('close() ends it after that event (batch: false)', () => endsAtTen(false, 'close'));
   it('abort ends it after that event (batch: false)', () => endsAtTen(false, 'abort'));
-  // BUG (packages/bridgeclient/src/event-stream.ts:138-145): the loop over
+  // BUG (packages/bridgeclient/src/event-stream.ts:134-141): the loop over
   // the events of a batch does not look at the stop/abort signal, so after
   // close() or an abort the body still gets the rest of the batch (here
   // seqs 11..512) before the iteration ends.
@@ -210,7 +210,7 @@ describe('ending an iteration from its loop body', () => {
 });
 
 describe('close() and abort around reconnects and acknowledgements', () => {
-  // BUG (packages/bridgeclient/src/event-stream.ts:111, run()): close()
+  // BUG (packages/bridgeclient/src/event-stream.ts:121, run()): close()
   // aborts the stream's own signal, and the first call of the iteration
   // (Health, to learn the instance id) then throws that signal's
   // AbortError instead of the iteration just ending.
@@ -259,7 +259,7 @@ describe('close() and abort around reconnects and acknowledgements', () => {
     }
   });
 
-  // BUG (packages/bridgeclient/src/event-stream.ts:160-162 and 265-269):
+  // BUG (packages/bridgeclient/src/event-stream.ts:169 and 270-289):
   // the iteration's finally awaits Acker.flush(), whose AckEvents calls
   // carry no signal and a 10 s deadline each, and flush() makes up to two
   // of them; so an abort while the daemon is unreachable takes about 20 s
@@ -340,7 +340,7 @@ describe('no leaks', () => {
     await noneBeyond(before);
   });
 
-  // BUG (packages/bridgeclient/src/client.ts:232, close()): a connection
+  // BUG (packages/bridgeclient/src/client.ts:237-240, close()): a connection
   // attempt stuck in the TLS handshake (a daemon that accepted the TCP
   // connection and hangs) outlives close(): grpc-js's connector has no
   // handshake timeout and closing the channel does not destroy the pending

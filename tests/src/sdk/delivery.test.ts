@@ -122,7 +122,7 @@ describe('an event stream through 50 connection cuts', () => {
 });
 
 describe('reconnects that succeed', () => {
-  // BUG (packages/bridgeclient/src/event-stream.ts:132-134 and 149-153):
+  // BUG (packages/bridgeclient/src/event-stream.ts:132 and 154-156):
   // the reconnect budget (timeouts.reconnectMs) runs from the first failure
   // until a *message* arrives, not until a reconnect succeeds; a session
   // with nothing new to say sends none, so an idle stream whose connection

@@ -238,7 +238,7 @@ describe('daemons that are gone or hung', () => {
     await stopAll(sdkClient(one), sdkClient(two));
   });
 
-  // BUG (packages/bridgeclient/src/fleet.ts:175-186, listSessions): each
+  // BUG (packages/bridgeclient/src/fleet.ts:152-171, listSessions): each
   // daemon is listed with the caller's deadline (default timeouts.callMs,
   // 30 s), not the probe timeout, so one hung daemon holds the whole merged
   // list until that deadline.
@@ -248,7 +248,7 @@ describe('daemons that are gone or hung', () => {
     expect(list.unreachable.map((u) => u.daemon)).toEqual(['hung']);
   });
 
-  // BUG (packages/bridgeclient/src/fleet.ts:222-236, locate): a fleet that
+  // BUG (packages/bridgeclient/src/fleet.ts:217-236, locate): a fleet that
   // does not know a session's daemon asks every daemon with the caller's
   // deadline and waits for all of them (Promise.all), so one hung daemon
   // holds getSession/sendInput/events/stopSession of a session on a healthy
