@@ -8,7 +8,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, useDaemon } from '../harness/index.js';
 import {
@@ -129,20 +129,26 @@ beforeAll(async () => {
 }, 300_000);
 
 describe('the packed SDK, installed outside the workspace', () => {
-  it('holds the built JavaScript with its declarations, and no TypeScript sources or tests', () => {
+  it('holds the built JavaScript with its declarations and the sources its maps point to, and no tests', () => {
     const files = filesUnder(installed('bridgeclient'));
     expect(files).toEqual(
       expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts']),
     );
     expect(
-      files.filter((f) => !f.startsWith('dist/') && !['README.md', 'package.json'].includes(f)),
+      files.filter((f) => !/^(dist|src)\//.test(f) && !['README.md', 'package.json'].includes(f)),
     ).toEqual([]);
-    expect(files.filter((f) => /\.[cm]?ts$/.test(f) && !/\.d\.[cm]?ts$/.test(f))).toEqual([]);
     expect(files.filter((f) => /(^|\/)testing\/|\.test\./.test(f))).toEqual([]);
-    // Each module ships with its declarations.
+    // Each module ships with its declarations, and its source maps resolve.
     for (const js of files.filter((f) => f.endsWith('.js'))) {
       expect(files).toContain(js.replace(/\.js$/, '.d.ts'));
+      const map = JSON.parse(readFileSync(join(installed('bridgeclient'), `${js}.map`), 'utf8'));
+      for (const source of map.sources as string[]) {
+        expect(files).toContain(join(dirname(js), source));
+      }
     }
+    // What resolves the package by the "development" condition still finds it.
+    const pkg = JSON.parse(readFileSync(join(installed('bridgeclient'), 'package.json'), 'utf8'));
+    expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
   });
 
   it('depends on the packed @agent-bridge/proto by version, and npm took it from the tarball', () => {
