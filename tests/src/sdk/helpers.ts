@@ -11,7 +11,7 @@ import {
   type StatusName,
 } from '@agent-bridge/bridgeclient';
 import { expect } from 'vitest';
-import type { Bridge } from '../harness/index.js';
+import { type Bridge, waitFor } from '../harness/index.js';
 
 /** Options of a client of `bridge`'s daemon as project `projectId`, over its test PKI. */
 export function clientOptions(
@@ -96,11 +96,40 @@ export const seqsOf = (events: SessionEvent[]) => events.map((e) => e.seq);
 export const range = (from: number, to: number) =>
   Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 
-/** A state summary for "nothing changed" checks: every session of the client's project. */
+/**
+ * A state summary for "nothing changed" checks: every session of the
+ * client's project, once none is starting or stopping and no stream of
+ * ours is still open on one (a cancelled stream leaves the daemon a moment
+ * later). Sessions that still run must be idle when it is called.
+ */
 export async function projectState(client: BridgeClient) {
-  const out: string[] = [];
-  for await (const s of client.sessions({ pageSize: 1000 })) {
-    out.push(`${s.sessionId} ${s.status} ${s.provider} last=${s.lastSeq}`);
-  }
+  let out: string[] = [];
+  await waitFor(
+    () => `every session of the project to settle:\n${out.join('\n')}`,
+    async () => {
+      out = [];
+      let settled = true;
+      for await (const s of client.sessions({ pageSize: 1000 })) {
+        out.push(`${s.sessionId} ${s.status} ${s.provider} last=${s.lastSeq}`);
+        if (s.status === 'STARTING' || s.status === 'STOPPING' || s.subscriberCount > 0) {
+          settled = false;
+        }
+      }
+      return settled;
+    },
+  );
   return out.sort();
+}
+
+/** GetSession once no stream of ours is open on the session any more (see projectState). */
+export async function settledSession(client: BridgeClient, sessionId: string) {
+  let info = await client.getSession(sessionId);
+  await waitFor(
+    () => `session ${sessionId} to have no reader (${info.subscriberCount})`,
+    async () => {
+      info = await client.getSession(sessionId);
+      return info.subscriberCount === 0;
+    },
+  );
+  return info;
 }
