@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BridgeServiceClient } from '@agent-bridge/proto';
 import { type CallOptions as GrpcCallOptions, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { MemoryCursorStore } from './cursor-store.js';
-import { fromServiceError } from './errors.js';
+import { BridgeError, fromServiceError } from './errors.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import type { BridgeClientOptions, CallOptions } from './options.js';
 import { type Backoff, backoffDelay, backoffFrom, isTransient, pause } from './private/backoff.js';
@@ -88,7 +88,7 @@ export class BridgeClient {
   private readonly callMs: number;
   private readonly reconnectMs: number;
   private readonly cursors;
-  private closed = false;
+  private readonly closing = new AbortController();
 
   constructor(options: BridgeClientOptions) {
     const { raw } = openChannel(options);
@@ -117,7 +117,7 @@ export class BridgeClient {
         agentOpts: req.agentOpts ?? {},
       },
       opts,
-    );
+    ).catch(rethrowWith({ sessionId }));
     return {
       sessionId: res.sessionId,
       status: statusFromWire(res.status),
@@ -175,7 +175,9 @@ export class BridgeClient {
     opts: CallOptions & { idempotencyKey?: string } = {},
   ): Promise<SentInput> {
     const idempotencyKey = opts.idempotencyKey ?? randomUUID();
-    const res = await this.unary('sendInput', { sessionId, text, idempotencyKey }, opts);
+    const res = await this.unary('sendInput', { sessionId, text, idempotencyKey }, opts).catch(
+      rethrowWith({ idempotencyKey }),
+    );
     return { seq: seqFromWire(res.seq), idempotencyKey };
   }
 
@@ -226,16 +228,20 @@ export class BridgeClient {
         cursors: this.cursors,
         backoff: this.backoff,
         reconnectMs: this.reconnectMs,
-        isClosed: () => this.closed,
+        clientClosed: this.closing.signal,
       },
       sessionId,
       opts,
     );
   }
 
-  /** Closes the connection. Calls and streams still open fail with UNAVAILABLE or CANCELLED. */
+  /**
+   * Closes the connection. Event streams end with a CANCELLED BridgeError
+   * saying the client was closed; so does every later call. Calls under
+   * way are left to finish.
+   */
   close(): void {
-    this.closed = true;
+    this.closing.abort();
     this.raw.close();
   }
 
@@ -254,6 +260,9 @@ export class BridgeClient {
     const rpc = method[0]!.toUpperCase() + method.slice(1);
     for (let attempt = 0; ; attempt++) {
       opts.signal?.throwIfAborted();
+      if (this.closing.signal.aborted) {
+        throw new BridgeError('CANCELLED', 'the client is closed', { method: rpc });
+      }
       try {
         return (await once(rpc, invoke, req, deadline, opts.signal)) as ResponseOf<M>;
       } catch (err) {
@@ -264,6 +273,14 @@ export class BridgeClient {
       }
     }
   }
+}
+
+/** Rethrows an error with what the client generated for the call, so the caller can retry with it. */
+function rethrowWith(context: { sessionId?: string; idempotencyKey?: string }) {
+  return (err: unknown): never => {
+    if (err instanceof BridgeError) Object.assign(err, context);
+    throw err;
+  };
 }
 
 /** One attempt of a unary call. An abort cancels it and rejects with the signal's reason. */

@@ -57,5 +57,7 @@ describe('FileCursorStore', () => {
     const [file] = readdirSync(dir);
     writeFileSync(join(dir, file!), JSON.stringify({ key: ['x'], cursor: { ackSeq: 1 } }));
     await expect(store.load(key())).rejects.toThrow('is not a cursor for this key');
+    writeFileSync(join(dir, file!), '{"key": [');
+    await expect(store.load(key())).rejects.toThrow('is corrupt (not JSON): delete it');
   });
 });

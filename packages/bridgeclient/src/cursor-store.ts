@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Whose cursor: one subscriber of one session of one project on one daemon. */
@@ -51,8 +51,11 @@ export class MemoryCursorStore implements CursorStore {
 
 /**
  * Cursors as files in `dir` (created with mode 0700), one per key, each
- * written whole to a temporary file (mode 0600) and renamed over the old
- * one, so a crash never leaves half a cursor.
+ * written whole to a temporary file (mode 0600), flushed, and renamed over
+ * the old one, so a crash never leaves half a cursor. A stream deletes its
+ * cursor when it finds the session gone; cursors of sessions that ended
+ * are kept (a stream reopened on one resumes after its end), so a control
+ * plane that keeps many deletes them with `delete` once done with them.
  */
 export class FileCursorStore implements CursorStore {
   private ready: Promise<unknown> | undefined;
@@ -67,14 +70,23 @@ export class FileCursorStore implements CursorStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    const stored = JSON.parse(text) as { key?: unknown; cursor?: Partial<Cursor> };
-    const c = stored.cursor;
+    let stored: { key?: unknown; cursor?: Partial<Cursor> };
+    try {
+      stored = JSON.parse(text);
+    } catch {
+      throw new Error(
+        `cursor file ${this.file(key)} is corrupt (not JSON): delete it to start over`,
+      );
+    }
+    const c = stored?.cursor;
     if (
       JSON.stringify(stored.key) !== id(key) ||
       !Number.isSafeInteger(c?.ackSeq) ||
       typeof c?.instanceId !== 'string'
     ) {
-      throw new Error(`cursor file ${this.file(key)} is not a cursor for this key`);
+      throw new Error(
+        `cursor file ${this.file(key)} is not a cursor for this key: delete it to start over`,
+      );
     }
     return { ackSeq: c.ackSeq as number, instanceId: c.instanceId };
   }
@@ -86,7 +98,14 @@ export class FileCursorStore implements CursorStore {
     const tmp = `${file}.${randomUUID()}.tmp`;
     const body = JSON.stringify({ key: JSON.parse(id(key)), cursor });
     try {
-      await writeFile(tmp, body, { mode: 0o600, flag: 'wx' });
+      // Flushed to disk before the rename, so even a crash of the host leaves the old or the new cursor.
+      const fh = await open(tmp, 'wx', 0o600);
+      try {
+        await fh.writeFile(body);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
       await rename(tmp, file);
     } catch (err) {
       await rm(tmp, { force: true });

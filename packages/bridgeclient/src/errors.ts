@@ -17,6 +17,10 @@ export class BridgeError extends Error {
   readonly method: string;
   /** How long the daemon asked the caller to wait before trying again, when it did. */
   readonly retryAfterMs: number | undefined;
+  /** On a failed startSession: the session id it was sent with (generated when none was given). */
+  sessionId?: string;
+  /** On a failed sendInput: the idempotency key it was sent with; resend with it to stay safe. */
+  idempotencyKey?: string;
 
   constructor(
     code: StatusName,

@@ -4,8 +4,15 @@ import type {
   StreamEventsRequest,
 } from '@agent-bridge/proto';
 import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
-import type { Cursor, CursorKey, CursorStore } from './cursor-store.js';
-import { CursorLostError, fromServiceError, NotFoundError } from './errors.js';
+import { Acker } from './acker.js';
+import type { CursorKey, CursorStore } from './cursor-store.js';
+import {
+  BridgeError,
+  CursorLostError,
+  fromServiceError,
+  NotFoundError,
+  UnavailableError,
+} from './errors.js';
 import type { CallOptions } from './options.js';
 import { type Backoff, backoffDelay, isTransient, pause } from './private/backoff.js';
 import { eventFromWire, seqToWire } from './private/convert.js';
@@ -30,7 +37,7 @@ export interface EventStreamOptions {
    * it ends. Default 100.
    */
   ackEvery?: number;
-  /** Aborting ends the iteration: the loop rejects with the signal's reason. */
+  /** Aborting ends the iteration after the event being processed: the loop rejects with the reason. */
   signal?: AbortSignal;
 }
 
@@ -54,11 +61,17 @@ export interface StreamContext {
   cursors: CursorStore;
   backoff: Backoff;
   reconnectMs: number;
-  /** True once the client was closed. */
-  isClosed(): boolean;
+  /** Aborted when the client is closed: its streams end with an error saying so. */
+  clientClosed: AbortSignal;
 }
 
 type Reader = ClientReadableStream<ProtoEvent> | ClientReadableStream<{ events: ProtoEvent[] }>;
+
+/**
+ * How a connection attempt ended: the session's end, or a failure, after
+ * the daemon had answered (`reachable`) and maybe delivered events.
+ */
+type Outcome = 'done' | { failed: BridgeError; reachable: boolean; delivered: boolean };
 
 /**
  * One session's events: the stored ones, then live ones, until the
@@ -80,6 +93,7 @@ export class EventStream implements AsyncIterable<SessionEvent> {
   private processed: number | undefined;
   private instanceId = '';
   private readonly stop = new AbortController();
+  private readonly signal: AbortSignal;
   private used = false;
   private ack: Acker | undefined;
 
@@ -92,6 +106,11 @@ export class EventStream implements AsyncIterable<SessionEvent> {
     if (opts.ackEvery !== undefined && !(Number.isInteger(opts.ackEvery) && opts.ackEvery > 0)) {
       throw new TypeError('ackEvery must be a positive integer');
     }
+    this.signal = AbortSignal.any([
+      this.stop.signal,
+      ctx.clientClosed,
+      ...(opts.signal ? [opts.signal] : []),
+    ]);
   }
 
   /** The seq of the last event the loop finished processing; undefined before the first. */
@@ -111,66 +130,117 @@ export class EventStream implements AsyncIterable<SessionEvent> {
   }
 
   private async *run(): AsyncGenerator<SessionEvent> {
-    const signal = this.opts.signal
-      ? AbortSignal.any([this.opts.signal, this.stop.signal])
-      : this.stop.signal;
-    const key = this.cursorKey();
-    // An explicit afterSeq overrides whatever cursor is stored.
-    const stored =
-      key && this.opts.afterSeq === undefined ? await this.ctx.cursors.load(key) : undefined;
-    this.instanceId = (await this.ctx.client.health({ signal })).serverInstanceId;
-    if (stored && stored.instanceId !== this.instanceId) throw this.cursorLost(stored.instanceId);
-    this.processed = this.opts.afterSeq ?? stored?.ackSeq;
-    if (key) this.ack = new Acker(this.ctx, key, this.sessionId, () => this.instanceId);
     let failingSince: number | undefined;
     let attempt = 0;
     try {
       for (;;) {
-        const reader = this.open(signal);
-        try {
-          for await (const events of messages(reader, this.opts.batch ?? true)) {
-            failingSince = undefined;
-            attempt = 0;
-            for (const event of events) {
-              // A resume may repeat what this reader already got: never twice.
-              if (this.processed !== undefined && event.seq <= this.processed) continue;
-              yield event;
-              this.processed = event.seq;
-              this.ack?.processed(event.seq, this.opts.ackEvery ?? 100);
-              if (isTerminal(event)) return;
-            }
-            // Caught up with the daemon: a good moment to acknowledge.
-            if (reader.readableLength === 0) this.ack?.now();
-          }
-          // The daemon completes a stream only after the session's end.
-          return;
-        } catch (err) {
-          if (this.stop.signal.aborted) return;
-          if (signal.aborted) throw signal.reason;
-          if (!isServiceError(err)) throw err;
-          const e = fromServiceError(err, this.method());
-          // A closed client ends its streams: reconnecting is pointless.
-          if (this.ctx.isClosed() || !(e instanceof NotFoundError || isTransient(e))) throw e;
-          failingSince ??= Date.now();
-          await this.checkInstance(signal);
-          if (e instanceof NotFoundError || Date.now() - failingSince >= this.ctx.reconnectMs) {
-            throw e;
-          }
-          const wait = backoffDelay(this.ctx.backoff, attempt++);
-          await pause(Math.max(e.retryAfterMs ?? 0, wait), signal).catch((reason: unknown) => {
-            if (!this.stop.signal.aborted) throw reason;
-          });
-          if (this.stop.signal.aborted) return;
-        } finally {
-          reader.cancel();
+        if (this.ended()) return;
+        const outcome = yield* this.connect();
+        if (outcome === 'done' || this.ended()) return;
+        const { failed, reachable, delivered } = outcome;
+        // A daemon that answers, even on a stream that idles, starts a new reconnect budget;
+        // only delivered events reset the backoff, so a stream that keeps breaking is not retried hot.
+        if (reachable) failingSince = undefined;
+        if (delivered) attempt = 0;
+        failingSince ??= Date.now();
+        if (!isTransient(failed) || Date.now() - failingSince >= this.ctx.reconnectMs) {
+          throw failed;
         }
+        // The first reconnect after a break is immediate; repeated failures back off.
+        const backoff = attempt === 0 ? 0 : backoffDelay(this.ctx.backoff, attempt - 1);
+        attempt++;
+        await pause(Math.max(failed.retryAfterMs ?? 0, backoff), this.signal).catch(
+          () => undefined,
+        );
       }
     } finally {
-      await this.ack?.flush();
+      // Acknowledge what was processed; an abort does not wait for the daemon.
+      await this.ack?.flush(this.signal.aborted && !this.stop.signal.aborted);
     }
   }
 
-  private open(signal: AbortSignal): Reader {
+  /**
+   * True when the iteration must end: quietly after close(), with the
+   * signal's reason after an abort, with an error after the client closed.
+   */
+  private ended(): boolean {
+    if (this.stop.signal.aborted) return true;
+    if (this.ctx.clientClosed.aborted) {
+      throw new BridgeError('CANCELLED', `the client was closed (session ${this.sessionId})`);
+    }
+    if (this.signal.aborted) throw this.signal.reason;
+    return false;
+  }
+
+  /** One connection: (re)learn the daemon's instance, open a stream, deliver until it ends. */
+  private async *connect(): AsyncGenerator<SessionEvent, Outcome> {
+    let reachable = false;
+    let delivered = false;
+    let reader: Reader | undefined;
+    try {
+      await this.checkInstance();
+      reachable = true;
+      reader = this.open();
+      for await (const events of messages(reader, this.opts.batch ?? true)) {
+        delivered = true;
+        for (const event of events) {
+          // A resume may repeat what this reader already got: never twice.
+          if (this.processed !== undefined && event.seq <= this.processed) continue;
+          yield event;
+          this.processed = event.seq;
+          this.ack?.processed(event.seq, this.opts.ackEvery ?? 100);
+          if (isTerminal(event) || this.ended()) return 'done';
+        }
+        // Caught up with the daemon: a good moment to acknowledge.
+        if (reader.readableLength === 0) this.ack?.now();
+      }
+      // The daemon completes a stream only after the session's end.
+      return 'done';
+    } catch (err) {
+      if (this.ended()) return 'done';
+      const failed = toBridgeError(err, this.method());
+      if (failed instanceof NotFoundError) {
+        // The session is gone for good (or the daemon restarted): its cursor is no use any more.
+        await this.checkInstance().catch((e: unknown) => {
+          if (e instanceof CursorLostError) throw e;
+        });
+        const key = this.cursorKey();
+        if (key) await this.ctx.cursors.delete(key);
+        throw failed;
+      }
+      return { failed, reachable, delivered };
+    } finally {
+      reader?.cancel();
+    }
+  }
+
+  /**
+   * Learns the daemon's instance id, and fails with CursorLostError when it
+   * is not the one the cursor came from. The first time, also takes the
+   * stored cursor and starts acknowledging.
+   */
+  private async checkInstance(): Promise<void> {
+    const now = (await this.ctx.client.health({ signal: this.signal, timeoutMs: 10_000 }))
+      .serverInstanceId;
+    if (this.instanceId !== '') {
+      if (now !== this.instanceId) throw this.cursorLost(this.instanceId, now);
+      return;
+    }
+    const key = this.cursorKey();
+    const stored = key ? await this.ctx.cursors.load(key) : undefined;
+    if (stored && this.opts.afterSeq === undefined && stored.instanceId !== now) {
+      throw this.cursorLost(stored.instanceId, now);
+    }
+    this.instanceId = now;
+    // An explicit afterSeq overrides the stored cursor; the stored one never moves back.
+    this.processed = this.opts.afterSeq ?? stored?.ackSeq;
+    if (key) {
+      const floor = stored?.instanceId === now ? stored.ackSeq : 0;
+      this.ack = new Acker(this.ctx, key, now, floor);
+    }
+  }
+
+  private open(): Reader {
     const req: StreamEventsRequest = {
       sessionId: this.sessionId,
       afterSeq: this.processed === undefined ? undefined : seqToWire(this.processed, 'afterSeq'),
@@ -181,24 +251,12 @@ export class EventStream implements AsyncIterable<SessionEvent> {
         ? this.ctx.raw.streamEventBatches(req)
         : this.ctx.raw.streamEvents(req);
     const onAbort = () => reader.cancel();
-    signal.addEventListener('abort', onAbort, { once: true });
-    reader.on('close', () => signal.removeEventListener('abort', onAbort));
+    this.signal.addEventListener('abort', onAbort, { once: true });
+    reader.on('close', () => this.signal.removeEventListener('abort', onAbort));
     return reader;
   }
 
-  /** Fails with CursorLostError when the daemon is not the one the cursor came from. */
-  private async checkInstance(signal: AbortSignal): Promise<void> {
-    let now: string;
-    try {
-      now = (await this.ctx.client.health({ signal, timeoutMs: 10_000 })).serverInstanceId;
-    } catch {
-      if (signal.aborted && !this.stop.signal.aborted) throw signal.reason;
-      return; // unreachable for now, or closing: the loop decides
-    }
-    if (now !== this.instanceId) throw this.cursorLost(this.instanceId, now);
-  }
-
-  private cursorLost(before: string, now = this.instanceId): CursorLostError {
+  private cursorLost(before: string, now: string): CursorLostError {
     return new CursorLostError(
       `the daemon at ${this.ctx.client.target} restarted: session ${this.sessionId}, its events and cursors are gone`,
       before,
@@ -231,60 +289,14 @@ async function* messages(reader: Reader, batch: boolean): AsyncGenerator<Session
   }
 }
 
-const isServiceError = (err: unknown): err is ServiceError =>
-  err instanceof Error && typeof (err as Partial<ServiceError>).code === 'number';
-
-/**
- * Acknowledges processed events, to the daemon (AckEvents) and to the
- * cursor store, without holding up the loop: one acknowledgement at a
- * time, always of the newest processed seq. A failed acknowledgement is
- * tried again with the next one; at worst a later stream is given some
- * events twice, never none.
- */
-class Acker {
-  private target = 0;
-  private done = 0;
-  private unacked = 0;
-  private running: Promise<void> | undefined;
-
-  constructor(
-    private readonly ctx: StreamContext,
-    private readonly key: CursorKey,
-    private readonly sessionId: string,
-    private readonly instanceId: () => string,
-  ) {}
-
-  processed(seq: number, every: number): void {
-    this.target = seq;
-    if (++this.unacked >= every) this.now();
+/** A failure of the stream or of a call made for it, as a BridgeError; anything else is a bug and rethrown. */
+function toBridgeError(err: unknown, method: string): BridgeError {
+  if (err instanceof BridgeError) return err;
+  if (err instanceof Error && typeof (err as Partial<ServiceError>).code === 'number') {
+    return fromServiceError(err as ServiceError, method);
   }
-
-  now(): void {
-    if (this.target <= this.done) return;
-    this.unacked = 0;
-    this.running ??= this.drain().finally(() => {
-      this.running = undefined;
-    });
+  if (err instanceof Error && /Channel has been shut down/.test(err.message)) {
+    return new UnavailableError('UNAVAILABLE', err.message, { method, cause: err });
   }
-
-  async flush(): Promise<void> {
-    await this.running;
-    this.now();
-    await this.running;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.target > this.done) {
-      const seq = this.target;
-      const cursor: Cursor = { ackSeq: seq, instanceId: this.instanceId() };
-      const results = await Promise.allSettled([
-        this.ctx.client.ackEvents(this.sessionId, this.key.subscriberId, seq, {
-          timeoutMs: 10_000,
-        }),
-        this.ctx.cursors.save(this.key, cursor),
-      ]);
-      if (results.some((r) => r.status === 'rejected')) return;
-      this.done = seq;
-    }
-  }
+  throw err;
 }

@@ -2,6 +2,7 @@ import { BridgeClient, type ListSessionsOptions, type StartSessionRequest } from
 import type { CursorStore } from './cursor-store.js';
 import {
   BridgeError,
+  DeadlineExceededError,
   FailedPreconditionError,
   NotFoundError,
   ResourceExhaustedError,
@@ -40,6 +41,9 @@ export type DaemonStatus =
   | { daemon: string; reachable: false; error: BridgeError };
 
 export type FleetSession = SessionInfo & { daemon: string };
+
+/** Sessions whose daemon the fleet remembers, at most. */
+const MAX_REMEMBERED = 100_000;
 
 /**
  * Several daemons used as one: a new session goes to a daemon that offers
@@ -91,17 +95,11 @@ export class BridgeFleet {
     opts: CallOptions = {},
   ): Promise<StartedSession & { daemon: string }> {
     const candidates = await this.candidates(req.provider, req.daemon);
-    if (candidates.length === 0) {
-      throw new UnavailableError(
-        'UNAVAILABLE',
-        `no daemon of the fleet is reachable and offers provider ${JSON.stringify(req.provider)} with room for a session`,
-      );
-    }
     let refused: BridgeError | undefined;
     for (const name of candidates) {
       try {
         const started = await this.client(name).startSession(req, opts);
-        this.owners.set(started.sessionId, name);
+        this.remember(started.sessionId, name);
         this.probes.delete(name); // its room just shrank
         return { ...started, daemon: name };
       } catch (err) {
@@ -147,7 +145,8 @@ export class BridgeFleet {
 
   /**
    * This project's sessions on every daemon, newest first. Daemons that do
-   * not answer are listed in `unreachable` rather than failing the call.
+   * not answer (each page within `timeoutMs`, default the probe timeout)
+   * are listed in `unreachable` rather than failing or holding up the call.
    */
   async listSessions(
     opts: Omit<ListSessionsOptions, 'pageToken'> = {},
@@ -157,9 +156,12 @@ export class BridgeFleet {
     await Promise.all(
       [...this.clients].map(async ([daemon, client]) => {
         try {
-          for await (const s of client.sessions(opts)) {
+          for await (const s of client.sessions({
+            ...opts,
+            timeoutMs: opts.timeoutMs ?? this.probeTimeoutMs,
+          })) {
             sessions.push({ ...s, daemon });
-            this.owners.set(s.sessionId, daemon);
+            this.remember(s.sessionId, daemon);
           }
         } catch (err) {
           if (!(err instanceof BridgeError)) throw err;
@@ -181,20 +183,37 @@ export class BridgeFleet {
     return c;
   }
 
-  /** Daemons that can take a session of `provider`, the one with the most room first. */
+  /**
+   * Daemons that can take a session of `provider`, the one with the most
+   * room first. None: why, as the error placement fails with.
+   */
   private async candidates(provider: string, only: string | undefined): Promise<string[]> {
     if (only !== undefined) this.client(only);
     const names = only === undefined ? [...this.clients.keys()] : [only];
-    const usable = (await Promise.all(names.map((n) => this.probe(n)))).flatMap((s) =>
-      s.reachable &&
-      s.health.status === 'serving' &&
-      s.health.freeCapacity > 0 &&
-      s.providers.some((p) => p.id === provider && p.available)
-        ? [s]
-        : [],
+    const statuses = await Promise.all(names.map((n) => this.probe(n)));
+    const serving = statuses.flatMap((s) =>
+      s.reachable && s.health.status === 'serving' ? [s] : [],
     );
+    const offering = serving.filter((s) =>
+      s.providers.some((p) => p.id === provider && p.available),
+    );
+    const usable = offering.filter((s) => s.health.freeCapacity > 0);
     usable.sort((a, b) => b.health.freeCapacity - a.health.freeCapacity);
-    return usable.map((s) => s.daemon);
+    if (usable.length > 0) return usable.map((s) => s.daemon);
+    const where = only === undefined ? 'no daemon of the fleet' : `daemon ${JSON.stringify(only)}`;
+    if (serving.length === 0) {
+      throw new UnavailableError('UNAVAILABLE', `${where} is reachable and serving`);
+    }
+    if (offering.length === 0) {
+      throw new FailedPreconditionError(
+        'FAILED_PRECONDITION',
+        `${where} that answers offers provider ${JSON.stringify(provider)} available`,
+      );
+    }
+    throw new ResourceExhaustedError(
+      'RESOURCE_EXHAUSTED',
+      `${where} that offers provider ${JSON.stringify(provider)} has room for another session of this project`,
+    );
   }
 
   private probe(name: string): Promise<DaemonStatus> {
@@ -213,33 +232,54 @@ export class BridgeFleet {
     return status;
   }
 
-  /** The daemon that runs `sessionId`: remembered, or found by asking every daemon. */
+  /**
+   * The daemon that runs `sessionId`: remembered, or found by asking every
+   * daemon at once (each within the probe timeout) and taking the first that
+   * has it. A refusal that holds on any daemon (a malformed id, a refused
+   * token) fails at once.
+   */
   private async locate(sessionId: string, opts: CallOptions): Promise<string> {
     const known = this.owners.get(sessionId);
     if (known) return known;
-    const unreachable: string[] = [];
-    const found = await Promise.all(
-      [...this.clients].map(([name, client]) =>
-        client.getSession(sessionId, opts).then(
-          () => name,
+    const ask: CallOptions = {
+      timeoutMs: Math.min(opts.timeoutMs ?? this.probeTimeoutMs, this.probeTimeoutMs),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    };
+    const silent: string[] = [];
+    const daemon = await new Promise<string | undefined>((resolve, reject) => {
+      let pending = this.clients.size;
+      for (const [name, client] of this.clients) {
+        client.getSession(sessionId, ask).then(
+          () => resolve(name),
           (err: unknown) => {
-            if (!(err instanceof NotFoundError)) unreachable.push(name);
-            return undefined;
+            if (err instanceof UnavailableError || err instanceof DeadlineExceededError) {
+              silent.push(name);
+            } else if (!(err instanceof NotFoundError)) reject(err);
+            if (--pending === 0) resolve(undefined);
           },
-        ),
-      ),
-    );
-    const daemon = found.find((n) => n !== undefined);
+        );
+      }
+    });
     if (daemon) {
-      this.owners.set(sessionId, daemon);
+      this.remember(sessionId, daemon);
       return daemon;
     }
-    if (unreachable.length > 0) {
+    if (silent.length > 0) {
       throw new UnavailableError(
         'UNAVAILABLE',
-        `session ${sessionId} is on no daemon that answered; not asked: ${unreachable.join(', ')}`,
+        `session ${sessionId} is on no daemon that answered; no answer from: ${silent.join(', ')}`,
       );
     }
     throw new NotFoundError('NOT_FOUND', `session ${sessionId} is on no daemon of the fleet`);
+  }
+
+  /** Remembers where a session runs; the oldest entries go once there are too many. */
+  private remember(sessionId: string, daemon: string): void {
+    this.owners.delete(sessionId);
+    this.owners.set(sessionId, daemon);
+    if (this.owners.size > MAX_REMEMBERED) {
+      const oldest = this.owners.keys().next().value;
+      if (oldest !== undefined) this.owners.delete(oldest);
+    }
   }
 }

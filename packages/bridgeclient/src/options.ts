@@ -29,12 +29,22 @@ export interface JwtOptions {
   ttl?: number | string;
   /** Bind each token to the client certificate (`cnf.x5t#S256`), so it is useless elsewhere. Default true. */
   bindToCert?: boolean;
+  /**
+   * The `kid` header: how the daemon tells this issuer's keys apart when it
+   * has several. Default: the key's RFC 7638 thumbprint, which is what
+   * `bridge-ca jwt-keygen` reports and the daemon computes.
+   */
+  keyId?: string;
 }
 
 export interface RetryOptions {
-  /** Attempts per call, the first included. Default 5; 1 turns retries off. */
+  /**
+   * Attempts per call, the first included, all within the call's deadline.
+   * Default 10: with the default delays, retries span a daemon restart of
+   * several seconds. 1 turns retries off.
+   */
   maxAttempts?: number;
-  /** Ceiling of the first backoff; each next one doubles, up to maxDelayMs. Default 100. */
+  /** Ceiling of the first backoff; each next one doubles, up to maxDelayMs. Default 200. */
   initialDelayMs?: number;
   /** Default 5000. */
   maxDelayMs?: number;

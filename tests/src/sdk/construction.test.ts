@@ -97,16 +97,17 @@ describe('construction refuses bad options with a TypeError naming the problem',
   ])('a bad target %j', (target) => {
     const o = clientOptions(bridge);
     expect(refusal({ ...o, target }).message).toBe(
-      `target must be "host:port", got ${JSON.stringify(target)}`,
+      `target must be "host:port" with a port of 1-65535, got ${JSON.stringify(target)}`,
     );
   });
 
-  // BUG (packages/bridgeclient/src/private/channel.ts:21): the target check
-  // takes any 1-5 digits as a port, so ports above 65535 pass construction
-  // and only fail later, on the wire.
-  it.fails('a port beyond 65535 (SDK bug: accepted)', () => {
+  it('a port beyond 65535, or port 0', () => {
     const o = clientOptions(bridge);
-    expect(refusal({ ...o, target: '127.0.0.1:99999' }).message).toMatch(/target/);
+    for (const target of ['127.0.0.1:99999', '127.0.0.1:0']) {
+      expect(refusal({ ...o, target }).message).toBe(
+        `target must be "host:port" with a port of 1-65535, got ${JSON.stringify(target)}`,
+      );
+    }
   });
 
   it('a PEM path that does not exist, or a file without a PEM', () => {

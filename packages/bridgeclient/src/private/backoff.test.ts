@@ -27,8 +27,8 @@ describe('backoff', () => {
     expect(() => backoffFrom({ maxAttempts: 0 })).toThrow('at least 1');
     expect(() => backoffFrom({ initialDelayMs: 10, maxDelayMs: 5 })).toThrow('maxDelayMs');
     expect(backoffFrom(undefined)).toEqual({
-      maxAttempts: 5,
-      initialDelayMs: 100,
+      maxAttempts: 10,
+      initialDelayMs: 200,
       maxDelayMs: 5000,
     });
   });

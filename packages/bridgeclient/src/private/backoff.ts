@@ -10,8 +10,8 @@ export interface Backoff {
 
 export function backoffFrom(o: RetryOptions | undefined): Backoff {
   const b = {
-    maxAttempts: o?.maxAttempts ?? 5,
-    initialDelayMs: o?.initialDelayMs ?? 100,
+    maxAttempts: o?.maxAttempts ?? 10,
+    initialDelayMs: o?.initialDelayMs ?? 200,
     maxDelayMs: o?.maxDelayMs ?? 5000,
   };
   if (!Number.isInteger(b.maxAttempts) || b.maxAttempts < 1) {

@@ -18,8 +18,11 @@ export function openChannel(o: BridgeClientOptions): {
   raw: BridgeServiceClient;
   tokens: TokenSource;
 } {
-  if (!/^(\[[0-9a-fA-F:.]+\]|[^:\s/]+):\d{1,5}$/.test(o.target ?? '')) {
-    throw new TypeError(`target must be "host:port", got ${JSON.stringify(o.target)}`);
+  const port = /^(?:\[[0-9a-fA-F:.]+\]|[^:\s/]+):(\d{1,5})$/.exec(o.target ?? '')?.[1];
+  if (port === undefined || Number(port) < 1 || Number(port) > 65535) {
+    throw new TypeError(
+      `target must be "host:port" with a port of 1-65535, got ${JSON.stringify(o.target)}`,
+    );
   }
   if (!o.mtls) throw new TypeError('mtls is required: the daemon only speaks mutual TLS');
   if (!o.jwt) throw new TypeError('jwt is required: every call carries a token');
@@ -62,6 +65,7 @@ export function openChannel(o: BridgeClientOptions): {
       o.jwt.bindToCert === false
         ? undefined
         : createHash('sha256').update(leaf.raw).digest('base64url'),
+    keyId: o.jwt.keyId,
   });
   const bearer = credentials.createFromMetadataGenerator((_params, done) => {
     tokens.token().then(
@@ -77,6 +81,9 @@ export function openChannel(o: BridgeClientOptions): {
     'grpc.keepalive_time_ms': o.keepalive?.timeMs ?? 30_000,
     'grpc.keepalive_timeout_ms': o.keepalive?.timeoutMs ?? 10_000,
     'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
+    // Reconnect promptly after a daemon restart (grpc-js waits 1 s, growing to 2 min, by default).
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 5000,
     ...(o.mtls.serverName
       ? {
           'grpc.ssl_target_name_override': o.mtls.serverName,

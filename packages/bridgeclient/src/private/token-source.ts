@@ -9,6 +9,8 @@ export interface TokenClaims {
   ttlMs: number;
   /** `cnf.x5t#S256`: binds every token to this certificate thumbprint. */
   certThumbprint: string | undefined;
+  /** The `kid` header; the key's RFC 7638 thumbprint when undefined. */
+  keyId?: string | undefined;
 }
 
 /** The `typ` of our tokens, as `bridge-ca jwt-mint` writes it. */
@@ -23,6 +25,7 @@ const TOKEN_TYPE = 'bridge+jwt';
 export class TokenSource {
   private readonly key: KeyObject;
   private kid: string | undefined;
+
   private current: { token: string; renewAt: number } | undefined;
   private minting: Promise<string> | undefined;
 
@@ -57,7 +60,9 @@ export class TokenSource {
 
   private async mint(): Promise<string> {
     // The key id the daemon may choose the key by: its RFC 7638 thumbprint.
-    this.kid ??= await calculateJwkThumbprint(await exportJWK(createPublicKey(this.key)));
+    this.kid ??=
+      this.claims.keyId ??
+      (await calculateJwkThumbprint(await exportJWK(createPublicKey(this.key))));
     const { ttlMs, certThumbprint } = this.claims;
     const nowMs = this.now();
     const iat = Math.floor(nowMs / 1000);
