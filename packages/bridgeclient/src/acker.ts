@@ -1,16 +1,18 @@
 import type { Cursor, CursorKey, CursorStore } from './cursor-store.js';
 import type { CallOptions } from './options.js';
 
-/** The calls an Acker makes. */
+/** The client call an Acker makes. */
+export interface AckingClient {
+  ackEvents(
+    sessionId: string,
+    subscriberId: string,
+    ackSeq: number,
+    opts: CallOptions,
+  ): Promise<number>;
+}
+
 interface AckContext {
-  client: {
-    ackEvents(
-      sessionId: string,
-      subscriberId: string,
-      ackSeq: number,
-      opts: CallOptions,
-    ): Promise<number>;
-  };
+  client: AckingClient;
   cursors: CursorStore;
 }
 

@@ -4,7 +4,7 @@ import type {
   StreamEventsRequest,
 } from '@agent-bridge/proto';
 import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
-import { Acker } from './acker.js';
+import { Acker, type AckingClient } from './acker.js';
 import type { CursorKey, CursorStore } from './cursor-store.js';
 import {
   BridgeError,
@@ -42,16 +42,10 @@ export interface EventStreamOptions {
 }
 
 /** The client calls an EventStream makes. */
-interface StreamClient {
+interface StreamClient extends AckingClient {
   readonly target: string;
   readonly projectId: string;
   health(opts: CallOptions): Promise<Health>;
-  ackEvents(
-    sessionId: string,
-    subscriberId: string,
-    ackSeq: number,
-    opts: CallOptions,
-  ): Promise<number>;
 }
 
 /** What an EventStream needs from its client. */

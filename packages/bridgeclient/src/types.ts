@@ -1,52 +1,36 @@
+import type * as Proto from '@agent-bridge/proto';
+
 /**
- * Plain types of the client, converted from the generated contract. Seqs
+ * Plain types of the client, derived from the generated contract. Seqs
  * are `number`s: the daemon numbers each session's events from 1 without
  * gaps, so they stay far below Number.MAX_SAFE_INTEGER (2^53 - 1); the
  * client converts them to and from the wire's uint64 and refuses a seq
  * that is not a safe non-negative integer. Times are `Date`s.
  */
 
-export type SessionStatus = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';
+/** The names of a generated enum's values, without their prefix and the unspecified one. */
+type Names<E, Prefix extends string> = Exclude<
+  keyof E extends infer K ? (K extends `${Prefix}${infer Name}` ? Name : never) : never,
+  'UNSPECIFIED'
+>;
 
-/** What an event records (the contract's EVENT_TYPE_* names without the prefix). */
-export type EventType =
-  | 'SESSION_STARTED'
-  | 'SESSION_STOPPED'
-  | 'SESSION_FAILED'
-  | 'STDOUT'
-  | 'STDERR'
-  | 'INPUT_RECEIVED'
-  | 'BUFFER_OVERFLOW'
-  | 'TURN_STARTED'
-  | 'AGENT_MESSAGE_DELTA'
-  | 'AGENT_MESSAGE'
-  | 'TOOL_CALL'
-  | 'TOOL_RESULT'
-  | 'TURN_COMPLETED'
-  | 'AGENT_ERROR';
+/** Where a session is in its life: "STARTING", "RUNNING", "STOPPING", "STOPPED" or "FAILED". */
+export type SessionStatus = Names<typeof Proto.SessionStatus, 'SESSION_STATUS_'>;
 
-/** One recorded event of a session. */
-export interface SessionEvent {
+/** What an event records: the contract's EVENT_TYPE_* names without the prefix. */
+export type EventType = Names<typeof Proto.EventType, 'EVENT_TYPE_'>;
+
+/** One recorded event of a session (the contract's SessionEvent, with plain types). */
+export type SessionEvent = Omit<Proto.SessionEvent, 'seq' | 'timestamp' | 'type' | 'data'> & {
   /** Per session, from 1, no gaps. For BUFFER_OVERFLOW, the last missing seq. */
   seq: number;
   timestamp: Date;
-  sessionId: string;
-  projectId: string;
-  provider: string;
   type: EventType;
-  /** "system", "stdout" or "stderr". */
-  stream: string;
-  text: string;
-  /** True on events that end something: the terminal session events and TURN_COMPLETED. */
-  done: boolean;
-  error: string;
-  /** The turn an agent-level event belongs to; empty otherwise. */
-  turnId: string;
   /** Structured payload; its keys depend on `type`. */
   data: Record<string, unknown> | undefined;
   /** For BUFFER_OVERFLOW: the seqs that were evicted before this reader got them. */
   missing?: { first: number; last: number };
-}
+};
 
 /** True for the event that ends a session's stream. */
 export const isTerminal = (e: Pick<SessionEvent, 'type'>): boolean =>
@@ -59,26 +43,18 @@ export interface StartedSession {
   createdAt: Date;
 }
 
-/** A session as GetSession and ListSessions describe it. */
-export interface SessionInfo {
-  sessionId: string;
-  projectId: string;
-  provider: string;
+/** A session as GetSession and ListSessions describe it (the contract's GetSessionResponse, with plain types). */
+export type SessionInfo = Omit<
+  Proto.GetSessionResponse,
+  'status' | 'createdAt' | 'oldestSeq' | 'lastSeq'
+> & {
   status: SessionStatus;
   createdAt: Date;
-  stoppedAt: Date | undefined;
-  /** Why the session failed; empty unless FAILED. */
-  error: string;
-  pid: number;
-  exitCode: number | undefined;
-  exitSignal: string;
-  repoPath: string;
   /** Oldest seq still held by the daemon; 0 when none. */
   oldestSeq: number;
   /** Seq of the newest event; 0 when none. */
   lastSeq: number;
-  subscriberCount: number;
-}
+};
 
 export interface SessionPage {
   sessions: SessionInfo[];
@@ -100,43 +76,18 @@ export interface InterruptResult {
   turnId: string;
 }
 
-export interface Health {
-  /** "serving", or "not_serving" while the daemon shuts down. */
-  status: string;
-  version: string;
-  /** Changes at every daemon start: sessions, events and cursors from before are gone. */
-  serverInstanceId: string;
-  startedAt: Date | undefined;
-  providers: { provider: string; available: boolean; error: string }[];
-  activeSessions: number;
-  retainedSessions: number;
-  sessionLimit: number;
-  projectActiveSessions: number;
-  projectSessionLimit: number;
+/** What the daemon says of itself (the contract's HealthResponse), with the room it has left. */
+export type Health = Omit<Proto.HealthResponse, 'providers'> & {
+  providers: Proto.ProviderHealth[];
   /** Room for more sessions of this client's project: the smaller of what either limit leaves. */
   freeCapacity: number;
-}
+};
 
-export type ProviderAuthState =
-  | 'UNSPECIFIED'
-  | 'UNKNOWN'
-  | 'AUTHENTICATED'
-  | 'UNAUTHENTICATED'
-  | 'NOT_REQUIRED';
+/** What the provider's free authentication probe said. */
+export type ProviderAuthState = Names<typeof Proto.ProviderAuthState, 'PROVIDER_AUTH_STATE_'>;
 
-export interface ProviderInfo {
-  id: string;
-  binaryPath: string;
-  version: string;
-  available: boolean;
-  error: string;
-  capabilities: {
-    structuredEvents: boolean;
-    multiTurn: boolean;
-    interrupt: boolean;
-    permissionRequests: boolean;
-  };
+/** A configured provider (the contract's ProviderInfo, with plain types). */
+export type ProviderInfo = Omit<Proto.ProviderInfo, 'capabilities' | 'authState'> & {
+  capabilities: Proto.ProviderCapabilities;
   authState: ProviderAuthState;
-  authDetail: string;
-  checkedAt: Date | undefined;
-}
+};

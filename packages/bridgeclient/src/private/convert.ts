@@ -51,18 +51,10 @@ export function statusToWire(s: SessionStatus): ProtoStatus {
 export function eventFromWire(e: ProtoEvent): SessionEvent {
   const type = stripPrefix('EVENT_TYPE_', eventTypeToJSON(e.type)) as EventType;
   const out: SessionEvent = {
+    ...e,
     seq: seqFromWire(e.seq),
     timestamp: e.timestamp ?? new Date(0),
-    sessionId: e.sessionId,
-    projectId: e.projectId,
-    provider: e.provider,
     type,
-    stream: e.stream,
-    text: e.text,
-    done: e.done,
-    error: e.error,
-    turnId: e.turnId,
-    data: e.data,
   };
   if (type === 'BUFFER_OVERFLOW') {
     out.missing = { first: Number(e.data?.first_missing), last: Number(e.data?.last_missing) };
@@ -72,35 +64,18 @@ export function eventFromWire(e: ProtoEvent): SessionEvent {
 
 export function sessionFromWire(s: GetSessionResponse): SessionInfo {
   return {
-    sessionId: s.sessionId,
-    projectId: s.projectId,
-    provider: s.provider,
+    ...s,
     status: statusFromWire(s.status),
     createdAt: s.createdAt ?? new Date(0),
-    stoppedAt: s.stoppedAt,
-    error: s.error,
-    pid: s.pid,
-    exitCode: s.exitCode,
-    exitSignal: s.exitSignal,
-    repoPath: s.repoPath,
     oldestSeq: seqFromWire(s.oldestSeq),
     lastSeq: seqFromWire(s.lastSeq),
-    subscriberCount: s.subscriberCount,
   };
 }
 
 export function healthFromWire(h: HealthResponse): Health {
   return {
-    status: h.status,
-    version: h.version,
-    serverInstanceId: h.serverInstanceId,
-    startedAt: h.startedAt,
+    ...h,
     providers: h.providers.map((p) => ({ ...p })),
-    activeSessions: h.activeSessions,
-    retainedSessions: h.retainedSessions,
-    sessionLimit: h.sessionLimit,
-    projectActiveSessions: h.projectActiveSessions,
-    projectSessionLimit: h.projectSessionLimit,
     freeCapacity: Math.max(
       0,
       Math.min(h.sessionLimit - h.activeSessions, h.projectSessionLimit - h.projectActiveSessions),
@@ -110,11 +85,7 @@ export function healthFromWire(h: HealthResponse): Health {
 
 export function providerFromWire(p: ProtoProvider): ProviderInfo {
   return {
-    id: p.id,
-    binaryPath: p.binaryPath,
-    version: p.version,
-    available: p.available,
-    error: p.error,
+    ...p,
     capabilities: {
       structuredEvents: p.capabilities?.structuredEvents ?? false,
       multiTurn: p.capabilities?.multiTurn ?? false,
@@ -125,7 +96,5 @@ export function providerFromWire(p: ProtoProvider): ProviderInfo {
       'PROVIDER_AUTH_STATE_',
       providerAuthStateToJSON(p.authState),
     ) as ProviderAuthState,
-    authDetail: p.authDetail,
-    checkedAt: p.checkedAt,
   };
 }
