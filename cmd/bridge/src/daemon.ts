@@ -1,5 +1,5 @@
 import { JwtVerifier, loadIssuerKeys } from '@agent-bridge/auth';
-import { SessionManager } from '@agent-bridge/bridge';
+import { type Audit, SessionManager } from '@agent-bridge/bridge';
 import { type BridgeConfig, compileRedactPattern } from '@agent-bridge/config';
 import type { Provider } from '@agent-bridge/providers';
 import { type BridgeServer, startBridgeServer } from '@agent-bridge/server';
@@ -22,10 +22,12 @@ export async function startDaemon({
   config,
   providers,
   logger,
+  audit,
 }: {
   config: BridgeConfig;
   providers: Map<string, Provider>;
   logger: Logger;
+  audit: Audit;
 }): Promise<RunningDaemon> {
   const keys = await loadIssuerKeys(config.auth.jwtPublicKeys);
   const verifier = new JwtVerifier({
@@ -53,10 +55,18 @@ export async function startDaemon({
     providers,
     logger,
     redactPatterns: config.logging.redactPatterns.map(compileRedactPattern),
+    audit,
   });
   let server: BridgeServer;
   try {
-    server = await startBridgeServer({ config, manager, verifier, logger, version: VERSION });
+    server = await startBridgeServer({
+      config,
+      manager,
+      verifier,
+      logger,
+      audit,
+      version: VERSION,
+    });
   } catch (err) {
     await manager.shutdown();
     throw err;

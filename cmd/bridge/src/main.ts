@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createRedactor } from '@agent-bridge/bridge';
 import {
   type BridgeConfig,
   ConfigError,
@@ -15,6 +16,7 @@ import {
   SupervisedProcess,
 } from '@agent-bridge/providers';
 import { readTlsFiles } from '@agent-bridge/server';
+import { type AuditLog, createAuditLog } from './audit-log.js';
 import { startDaemon } from './daemon.js';
 import { DEV_ISSUER, DEV_PROJECT, defaultAllowedPaths, ensureDevSetup } from './dev-setup.js';
 import { createLogger } from './logger.js';
@@ -135,16 +137,29 @@ async function run(file: string, host: ProviderHost, dev: boolean): Promise<numb
     return 2;
   }
   const { config, providers } = loaded;
+  const redactPatterns = config.logging.redactPatterns.map(compileRedactPattern);
   const logger = createLogger({
     level: config.logging.level,
     format: config.logging.format,
-    redactPatterns: config.logging.redactPatterns.map(compileRedactPattern),
+    redactPatterns,
   });
+  let auditLog: AuditLog;
+  try {
+    auditLog = createAuditLog({
+      path: config.logging.auditPath,
+      redact: createRedactor(redactPatterns),
+      logger,
+    });
+  } catch (err) {
+    logger.fatal({ err }, `cannot open the audit log: ${(err as Error).message}`);
+    return 1;
+  }
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
-    daemon = await startDaemon({ config, providers, logger });
+    daemon = await startDaemon({ config, providers, logger, audit: auditLog.audit });
   } catch (err) {
     logger.fatal({ err }, `cannot start: ${(err as Error).message}`);
+    auditLog.close();
     return err instanceof ConfigError ? 2 : 1;
   }
   if (dev) printDevHelp(file, daemon.server.port, config.server.listen);
@@ -155,17 +170,28 @@ async function run(file: string, host: ProviderHost, dev: boolean): Promise<numb
   return new Promise<number>((done) => {
     const stop = (sig: string) => {
       logger.info({ signal: sig }, 'signal received');
-      daemon.stop().then(
-        () => done(0),
-        (err) => {
-          logger.error({ err }, 'shutdown failed');
-          done(1);
-        },
-      );
+      daemon
+        .stop()
+        .then(
+          () => 0,
+          (err) => {
+            logger.error({ err }, 'shutdown failed');
+            return 1;
+          },
+        )
+        .then((code) => {
+          auditLog.close();
+          done(code);
+        });
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
     process.on('SIGHUP', () => {
+      try {
+        auditLog.reopen();
+      } catch (err) {
+        logger.error({ err }, 'cannot reopen the audit log');
+      }
       try {
         daemon.server.reloadTls();
       } catch (err) {

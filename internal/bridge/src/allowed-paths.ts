@@ -26,16 +26,25 @@ export class AllowedPaths {
       // Authorise before reporting absence: otherwise the status code would
       // tell any caller whether an arbitrary host path (/root/.ssh) exists.
       if (!this.allows(await resolveMissing(repoPath))) {
-        throw denied(`repo_path ${JSON.stringify(repoPath)} is not inside an allowed path`);
+        throw denied(
+          `repo_path ${JSON.stringify(repoPath)} is not inside an allowed path`,
+          'path_not_allowed',
+        );
       }
-      throw precondition(`repo_path ${JSON.stringify(repoPath)} does not exist`);
+      throw precondition(`repo_path ${JSON.stringify(repoPath)} does not exist`, 'path_missing');
     }
     if (!this.allows(real)) {
-      throw denied(`repo_path ${JSON.stringify(repoPath)} is not inside an allowed path`);
+      throw denied(
+        `repo_path ${JSON.stringify(repoPath)} is not inside an allowed path`,
+        'path_not_allowed',
+      );
     }
     const st = await stat(real);
     if (!st.isDirectory())
-      throw precondition(`repo_path ${JSON.stringify(repoPath)} is not a directory`);
+      throw precondition(
+        `repo_path ${JSON.stringify(repoPath)} is not a directory`,
+        'path_not_directory',
+      );
     return real;
   }
 
@@ -68,12 +77,17 @@ async function resolveMissing(p: string): Promise<string> {
 
 /** Rejects paths that are not plain absolute, normalised paths. */
 function checkSyntax(p: string): void {
-  if (p.length === 0) throw invalid('repo_path is required');
-  if (p.includes('\0')) throw invalid('repo_path contains a NUL byte');
-  if (!isAbsolute(p)) throw invalid(`repo_path ${JSON.stringify(p)} must be absolute`);
+  if (p.length === 0) throw invalid('repo_path is required', 'repo_path_invalid');
+  if (p.includes('\0')) throw invalid('repo_path contains a NUL byte', 'repo_path_invalid');
+  if (!isAbsolute(p)) {
+    throw invalid(`repo_path ${JSON.stringify(p)} must be absolute`, 'repo_path_invalid');
+  }
   const trimmed = p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
   if (normalize(trimmed) !== trimmed) {
-    throw invalid(`repo_path ${JSON.stringify(p)} is not normalised (no "..", ".", or "//")`);
+    throw invalid(
+      `repo_path ${JSON.stringify(p)} is not normalised (no "..", ".", or "//")`,
+      'repo_path_invalid',
+    );
   }
 }
 

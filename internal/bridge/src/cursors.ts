@@ -39,7 +39,10 @@ export class CursorStore {
     if (!c) {
       if (this.cursors.size >= this.max) this.expire(now);
       if (this.cursors.size >= this.max) {
-        throw exhausted(`this session already has ${this.max} subscriber cursors`);
+        throw exhausted(
+          `this session already has ${this.max} subscriber cursors`,
+          'subscriber_limit',
+        );
       }
       c = { ackSeq: 0, touchedAt: now };
       this.cursors.set(id, c);

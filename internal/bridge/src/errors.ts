@@ -13,22 +13,37 @@ export type ErrorKind =
   | 'unavailable'
   | 'internal';
 
-/** A failure with a kind and a message fit for the caller (never secrets). */
+/**
+ * A failure with a kind, a message fit for the caller (never secrets) and
+ * a stable reason code for the audit log. The reason may say more than the
+ * message: a session of another project is "not found" to the caller and
+ * `session_of_other_project` in the audit record.
+ */
 export class BridgeError extends Error {
+  readonly reason: string;
+
   constructor(
     readonly kind: ErrorKind,
     message: string,
+    reason?: string,
   ) {
     super(message);
     this.name = 'BridgeError';
+    this.reason = reason ?? kind;
   }
 }
 
-export const invalid = (m: string) => new BridgeError('invalid_argument', m);
-export const notFound = (sessionId: string) =>
-  new BridgeError('not_found', `session ${sessionId} not found`);
-export const denied = (m: string) => new BridgeError('permission_denied', m);
-export const precondition = (m: string) => new BridgeError('failed_precondition', m);
-export const exhausted = (m: string) => new BridgeError('resource_exhausted', m);
-export const outOfRange = (m: string) => new BridgeError('out_of_range', m);
-export const unavailable = (m: string) => new BridgeError('unavailable', m);
+export const invalid = (m: string, reason?: string) =>
+  new BridgeError('invalid_argument', m, reason);
+export const notFound = (sessionId: string, reason = 'session_not_found') =>
+  new BridgeError('not_found', `session ${sessionId} not found`, reason);
+export const denied = (m: string, reason?: string) =>
+  new BridgeError('permission_denied', m, reason);
+export const precondition = (m: string, reason?: string) =>
+  new BridgeError('failed_precondition', m, reason);
+export const exhausted = (m: string, reason?: string) =>
+  new BridgeError('resource_exhausted', m, reason);
+export const outOfRange = (m: string, reason?: string) =>
+  new BridgeError('out_of_range', m, reason);
+export const unavailable = (m: string, reason?: string) =>
+  new BridgeError('unavailable', m, reason);

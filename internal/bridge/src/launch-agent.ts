@@ -72,7 +72,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       logger.warn({ sessionId: session.id }, err.message);
       return;
     }
-    if (err instanceof SpawnError) throw precondition(err.message);
+    if (err instanceof SpawnError) throw precondition(err.message, 'spawn_failed');
     throw err;
   } finally {
     settled.abort();

@@ -32,7 +32,8 @@ export function listSessions(
   projectId: string,
   filter: ListFilter,
 ): SessionPage {
-  if (filter.pageSize > MAX_PAGE_SIZE) throw invalid(`page_size must be at most ${MAX_PAGE_SIZE}`);
+  if (filter.pageSize > MAX_PAGE_SIZE)
+    throw invalid(`page_size must be at most ${MAX_PAGE_SIZE}`, 'page_size_too_large');
   const size = filter.pageSize || DEFAULT_PAGE_SIZE;
   const filterKey = [...new Set(filter.statuses)].sort().join(',');
   const after = filter.pageToken ? decodePageToken(filter.pageToken, filterKey) : undefined;

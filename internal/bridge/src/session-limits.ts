@@ -23,9 +23,13 @@ export function checkLimits(
   if (project >= maxPerProject) {
     throw exhausted(
       `project ${preview(projectId)} already has ${project} live sessions (limit ${maxPerProject})`,
+      'project_session_limit',
     );
   }
   if (global >= maxGlobal) {
-    throw exhausted(`the daemon already runs ${global} sessions (limit ${maxGlobal})`);
+    throw exhausted(
+      `the daemon already runs ${global} sessions (limit ${maxGlobal})`,
+      'global_session_limit',
+    );
   }
 }

@@ -1,5 +1,6 @@
 import { InputClosedError, type Provider } from '@agent-bridge/providers';
 import { AllowedPaths } from './allowed-paths.js';
+import { type Audit, noAudit } from './audit.js';
 import { type Clock, systemClock, systemTimers, type Timers } from './clock.js';
 import { BridgeError, denied, invalid, notFound, precondition, unavailable } from './errors.js';
 import { launchAgent } from './launch-agent.js';
@@ -33,6 +34,8 @@ export interface SessionManagerDeps {
   /** Timers for start-up deadlines and the sweeper; a test passes a fake driven by its clock. */
   timers?: Timers;
   redactPatterns?: readonly RegExp[];
+  /** Where session lifecycle and permission records go. */
+  audit?: Audit;
 }
 
 const MAX_IDEMPOTENCY_KEY_BYTES = 128;
@@ -95,11 +98,14 @@ export class SessionManager {
   }
 
   async start(caller: Caller, req: StartRequest): Promise<SessionSnapshot> {
-    if (this.shuttingDown) throw unavailable('the daemon is shutting down');
+    if (this.shuttingDown) throw unavailable('the daemon is shutting down', 'shutting_down');
     checkSessionId(req.sessionId);
-    if (req.projectId === '') throw invalid('project_id is required');
+    if (req.projectId === '') throw invalid('project_id is required', 'project_id_missing');
     if (req.projectId !== caller.projectId) {
-      throw denied(`the token is not valid for project ${preview(req.projectId)}`);
+      throw denied(
+        `the token is not valid for project ${preview(req.projectId)}`,
+        'project_mismatch',
+      );
     }
     const existing = this.sessions.get(req.sessionId);
     if (existing) return this.retry(existing, req);
@@ -107,26 +113,39 @@ export class SessionManager {
     if (!provider) {
       throw invalid(
         `unknown provider ${preview(req.provider)} (configured: ${[...this.deps.providers.keys()].join(', ')})`,
+        'unknown_provider',
       );
     }
     const optError = provider.validateOptions(req.agentOpts);
-    if (optError) throw invalid(optError);
+    if (optError) throw invalid(optError, 'agent_opts_refused');
 
     const repoPath = await this.allowed.resolve(req.repoPath);
     const health = await provider.health();
     if (!health.available) {
-      throw precondition(`provider "${provider.id}" is unavailable: ${health.error}`);
+      throw precondition(
+        `provider "${provider.id}" is unavailable: ${health.error}`,
+        'provider_unavailable',
+      );
     }
 
     // Everything from here to the map insert is synchronous, so concurrent
     // starts cannot overshoot the limits or claim the same id twice.
-    if (this.shuttingDown) throw unavailable('the daemon is shutting down');
+    if (this.shuttingDown) throw unavailable('the daemon is shutting down', 'shutting_down');
     const raced = this.sessions.get(req.sessionId);
     if (raced) return this.retry(raced, req);
     checkLimits(this.sessions.values(), req.projectId, this.deps.settings);
     const request = { ...req, agentOpts: { ...req.agentOpts } };
     const { settings, logger } = this.deps;
-    const session = new Session(request, repoPath, provider, settings, this.redact, this.clock);
+    const session = new Session(
+      request,
+      repoPath,
+      provider,
+      settings,
+      this.redact,
+      this.clock,
+      this.deps.audit ?? noAudit,
+      caller,
+    );
     this.sessions.set(req.sessionId, session);
     const startupTimeoutMs = settings.startupTimeoutMs(req.provider);
     session.started = launchAgent(session, { timers: this.timers, logger, startupTimeoutMs });
@@ -148,13 +167,23 @@ export class SessionManager {
     }
     await existing.started?.catch(() => undefined);
     if (this.sessions.get(req.sessionId) !== existing) {
-      throw precondition(`session ${req.sessionId} could not be started`);
+      throw precondition(`session ${req.sessionId} could not be started`, 'start_failed');
     }
     return existing.snapshot();
   }
 
   async stop(caller: Caller, sessionId: string, force: boolean): Promise<SessionStatus> {
     const s = this.find(caller, sessionId);
+    if (s.live) {
+      (this.deps.audit ?? noAudit)({
+        kind: 'session',
+        outcome: 'ok',
+        reason: force ? 'session_kill_requested' : 'session_stop_requested',
+        sessionId,
+        projectId: s.projectId,
+        ...(caller.identity ? { identity: caller.identity } : {}),
+      });
+    }
     await s.stop('stop_requested', force);
     return s.status;
   }
@@ -165,7 +194,10 @@ export class SessionManager {
 
   list(caller: Caller, filter: ListFilter): SessionPage {
     if (filter.projectId !== '' && filter.projectId !== caller.projectId) {
-      throw denied(`the token is not valid for project ${preview(filter.projectId)}`);
+      throw denied(
+        `the token is not valid for project ${preview(filter.projectId)}`,
+        'project_mismatch',
+      );
     }
     return listSessions(this.sessions.values(), caller.projectId, filter);
   }
@@ -173,14 +205,19 @@ export class SessionManager {
   sendInput(caller: Caller, sessionId: string, text: string, idempotencyKey: string): number {
     const s = this.find(caller, sessionId);
     if (Buffer.byteLength(idempotencyKey, 'utf8') > MAX_IDEMPOTENCY_KEY_BYTES) {
-      throw invalid(`idempotency_key must be at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes`);
+      throw invalid(
+        `idempotency_key must be at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes`,
+        'idempotency_key_too_long',
+      );
     }
     const seen = s.inputKeys.seqOf(idempotencyKey);
     if (seen !== undefined) return seen;
-    if (text.length === 0) throw invalid('text must not be empty');
+    if (text.length === 0) throw invalid('text must not be empty', 'input_empty');
     const max = this.deps.settings.maxInputBytes;
     const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > max) throw invalid(`text is ${bytes} bytes of UTF-8; the limit is ${max}`);
+    if (bytes > max) {
+      throw invalid(`text is ${bytes} bytes of UTF-8; the limit is ${max}`, 'input_too_large');
+    }
     const agent = s.runningAgent();
     // The agent writes first, so a closed input leaves no trace, and calls
     // back before the turn is announced, so the input's seq comes first.
@@ -191,7 +228,7 @@ export class SessionManager {
       });
     } catch (err) {
       if (err instanceof InputClosedError)
-        throw precondition(`session ${sessionId}: ${err.message}`);
+        throw precondition(`session ${sessionId}: ${err.message}`, 'input_closed');
       throw err;
     }
     s.inputKeys.remember(idempotencyKey, seq);
@@ -205,7 +242,10 @@ export class SessionManager {
     const s = this.find(caller, sessionId);
     const agent = s.runningAgent();
     if (!s.provider.capabilities.interrupt || !agent.interrupt) {
-      throw precondition(`provider "${s.provider.id}" cannot interrupt a turn`);
+      throw precondition(
+        `provider "${s.provider.id}" cannot interrupt a turn`,
+        'interrupt_unsupported',
+      );
     }
     return agent.interrupt();
   }
@@ -238,7 +278,9 @@ export class SessionManager {
   private find(caller: Caller, sessionId: string): Session {
     checkSessionId(sessionId);
     const s = this.sessions.get(sessionId);
-    if (!s || s.projectId !== caller.projectId) throw notFound(sessionId);
+    if (!s) throw notFound(sessionId);
+    // The caller cannot tell this from a missing session; the audit record can.
+    if (s.projectId !== caller.projectId) throw notFound(sessionId, 'session_of_other_project');
     return s;
   }
 }

@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentHandle, ExitInfo, Provider } from '@agent-bridge/providers';
+import type { Audit } from './audit.js';
 import type { Clock } from './clock.js';
 import { CursorStore } from './cursors.js';
 import { precondition } from './errors.js';
@@ -6,7 +7,14 @@ import type { BridgeEvent } from './event.js';
 import { EventRing } from './event-ring.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import type { Redactor } from './redactor.js';
-import type { CoreSettings, SessionSnapshot, SessionStatus, StartRequest } from './types.js';
+import { auditEvent } from './session-audit.js';
+import type {
+  Caller,
+  CoreSettings,
+  SessionSnapshot,
+  SessionStatus,
+  StartRequest,
+} from './types.js';
 
 export type StopReason = 'stop_requested' | 'idle_timeout' | 'shutdown';
 
@@ -51,6 +59,9 @@ export class Session {
     settings: CoreSettings,
     private readonly redact: Redactor,
     private readonly clock: Clock,
+    private readonly audit: Audit,
+    /** Who started the session, named in its audit records. */
+    private readonly startedBy?: Caller,
   ) {
     this.ring = new EventRing(settings.eventBufferSize, settings.eventBufferBytes);
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
@@ -111,6 +122,7 @@ export class Session {
     });
     this.lastActivity = stored.timestamp;
     this.ring.push(stored);
+    auditEvent(this.audit, stored, this.startedBy?.identity);
     return stored;
   }
 
@@ -135,7 +147,10 @@ export class Session {
   /** The agent, for input and interrupts; refused unless the session is running. */
   runningAgent(): AgentHandle {
     if (this.state !== 'RUNNING' || !this.agent) {
-      throw precondition(`session ${this.id} is ${this.state.toLowerCase()}, not running`);
+      throw precondition(
+        `session ${this.id} is ${this.state.toLowerCase()}, not running`,
+        'session_not_running',
+      );
     }
     return this.agent;
   }

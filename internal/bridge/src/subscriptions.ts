@@ -41,10 +41,16 @@ export class Subscriptions {
   open(session: Session, req: StreamRequest, signal: AbortSignal, batch: BatchLimits): EventStream {
     const ring = session.ring;
     if (req.afterSeq !== undefined && req.afterSeq > ring.lastSeq) {
-      throw outOfRange(`after_seq ${req.afterSeq} is beyond the last seq ${ring.lastSeq}`);
+      throw outOfRange(
+        `after_seq ${req.afterSeq} is beyond the last seq ${ring.lastSeq}`,
+        'after_seq_beyond_last',
+      );
     }
     if (session.activeStreams >= this.maxSubscribers) {
-      throw exhausted(`session ${session.id} already has ${session.activeStreams} readers`);
+      throw exhausted(
+        `session ${session.id} already has ${session.activeStreams} readers`,
+        'reader_limit',
+      );
     }
     const acked = req.subscriberId
       ? session.cursors.get(req.subscriberId, this.clock.now())
@@ -57,7 +63,10 @@ export class Subscriptions {
   /** Moves `subscriberId`'s cursor forward to `ackSeq`; returns the cursor's position. */
   ack(session: Session, subscriberId: string, ackSeq: number): number {
     if (ackSeq > session.ring.lastSeq) {
-      throw outOfRange(`ack_seq ${ackSeq} is beyond the last seq ${session.ring.lastSeq}`);
+      throw outOfRange(
+        `ack_seq ${ackSeq} is beyond the last seq ${session.ring.lastSeq}`,
+        'ack_seq_beyond_last',
+      );
     }
     return session.cursors.ack(subscriberId, ackSeq, this.clock.now());
   }

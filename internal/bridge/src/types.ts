@@ -1,7 +1,11 @@
+import type { AuditIdentity } from './audit.js';
+
 /** Who is calling, as established by authentication. */
 export interface Caller {
   projectId: string;
   subject: string;
+  /** The transport's and the token's view of the caller, copied into audit records. */
+  identity?: AuditIdentity;
 }
 
 export type SessionStatus = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED';

@@ -7,6 +7,7 @@ export function checkSessionId(id: string): void {
   if (!UUID.test(id)) {
     throw invalid(
       `session_id must be a lowercase UUID like "0b7c1d2e-6f3a-4c5b-9d8e-7f6a5b4c3d2e", got ${preview(id)}`,
+      'session_id_invalid',
     );
   }
 }
@@ -14,7 +15,10 @@ export function checkSessionId(id: string): void {
 export function checkSubscriberId(id: string, required: boolean): void {
   if (id === '' && !required) return;
   if (!SUBSCRIBER.test(id)) {
-    throw invalid('subscriber_id must be 1-128 characters of [A-Za-z0-9._:-]');
+    throw invalid(
+      'subscriber_id must be 1-128 characters of [A-Za-z0-9._:-]',
+      'subscriber_id_invalid',
+    );
   }
 }
 

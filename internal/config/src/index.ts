@@ -7,4 +7,4 @@ export {
   parseConfig,
 } from './load-config.js';
 export type { ConfigProblem } from './private/node-reader.js';
-export type { BridgeConfig, LogLevel, ProviderConfig } from './types.js';
+export type { BridgeConfig, LogLevel, ProviderConfig, RateLimit } from './types.js';

@@ -34,10 +34,24 @@ describe('parseConfig', () => {
       crl: [],
     });
     expect(c.auth).toEqual({
-      jwtPublicKeys: [{ issuer: 'prd-manager', keyPath: '/etc/bridge/keys/prd.pub' }],
+      jwtPublicKeys: [
+        { issuer: 'prd-manager', keyPath: '/etc/bridge/keys/prd.pub', clientIdentities: [] },
+      ],
       jwtAudience: 'bridge',
       jwtMaxTtlMs: 300_000,
       clockSkewMs: 30_000,
+      requireCertBinding: true,
+    });
+    expect(c.server).toEqual({
+      listen: '127.0.0.1:9445',
+      maxConnectionAgeMs: 1_800_000,
+      handshakeTimeoutMs: 10_000,
+      maxConnectionIdleMs: 1_800_000,
+    });
+    expect(c.rateLimits).toEqual({
+      startSession: { perMinute: 60, burst: 20 },
+      sendInput: { perMinute: 1200, burst: 100 },
+      failedAuth: { perMinute: 30, burst: 10 },
     });
     expect(c.sessions).toEqual({
       maxPerProject: 5,
@@ -51,7 +65,7 @@ describe('parseConfig', () => {
       subscriberTtlMs: 3_600_000,
     });
     expect(c.input.maxSizeBytes).toBe(65_536);
-    expect(c.logging).toEqual({ level: 'info', format: 'json', redactPatterns: [] });
+    expect(c.logging).toEqual({ level: 'info', format: 'json', redactPatterns: [], auditPath: '' });
     expect(c.providers).toEqual({});
     expect(c.allowedPaths).toEqual([]);
   });
@@ -62,6 +76,11 @@ describe('parseConfig', () => {
 server:
   listen: "0.0.0.0:9555"
   max_connection_age: 1h
+  handshake_timeout: 2s
+  max_connection_idle: 0s
+rate_limits:
+  start_session: { per_minute: 6, burst: 2 }
+  send_input: { per_minute: 0 }
 sessions:
   max_per_project: 2
   max_global: 3
@@ -93,6 +112,7 @@ providers:
       permission_mode: acceptEdits
     isolate_home: true
     health_ttl: 5s
+    probe_timeout: 2s
   gemini: {}
   mock: {}
 allowed_paths: ["/home/*/repos", "/opt/projects"]
@@ -100,10 +120,22 @@ logging:
   level: debug
   format: pretty
   redact_patterns: ["(?i)token\\\\s*=\\\\s*\\\\S+"]
+  audit_path: audit/bridge-audit.jsonl
 `,
       { baseDir: '/x' },
     ).config;
-    expect(c.server).toEqual({ listen: '0.0.0.0:9555', maxConnectionAgeMs: 3_600_000 });
+    expect(c.server).toEqual({
+      listen: '0.0.0.0:9555',
+      maxConnectionAgeMs: 3_600_000,
+      handshakeTimeoutMs: 2000,
+      maxConnectionIdleMs: 0,
+    });
+    expect(c.rateLimits).toEqual({
+      startSession: { perMinute: 6, burst: 2 },
+      sendInput: { perMinute: 0, burst: 100 },
+      failedAuth: { perMinute: 30, burst: 10 },
+    });
+    expect(c.logging.auditPath).toBe('/x/audit/bridge-audit.jsonl');
     expect(c.sessions.stopGracePeriodMs).toBe(1500);
     expect(c.sessions.eventBufferBytes).toBe(1024 * 1024);
     expect(c.input.maxSizeBytes).toBe(1024);
@@ -121,6 +153,7 @@ logging:
       defaultOpts: {},
       isolateHome: false,
       healthTtlMs: 60_000,
+      probeTimeoutMs: 5000,
     });
     expect(c.providers.claude).toMatchObject({
       turnTimeoutMs: 120_000,
@@ -130,6 +163,7 @@ logging:
       defaultOpts: { permission_mode: 'acceptEdits' },
       isolateHome: true,
       healthTtlMs: 5000,
+      probeTimeoutMs: 2000,
     });
     expect(c.allowedPaths).toEqual(['/home/*/repos', '/opt/projects']);
     expect(c.logging.level).toBe('debug');
@@ -168,14 +202,16 @@ logging:
       '12: sessions.max_per_projet: unknown key (known keys: max_per_project, max_global, idle_timeout, stop_grace_period, event_buffer_size, event_buffer_bytes, retention, max_subscribers, subscriber_ttl)',
     ]);
     expect(problems(`${MINIMAL}\nservr: {}\n`)).toEqual([
-      '11: servr: unknown key (known keys: server, tls, auth, sessions, input, providers, allowed_paths, logging)',
+      '11: servr: unknown key (known keys: server, tls, auth, rate_limits, sessions, input, providers, allowed_paths, logging)',
     ]);
     expect(problems(`${MINIMAL}\nproviders:\n  x:\n    binry: y\n`)).toEqual([
-      '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, allowed_opts, default_opts, isolate_home, health_ttl)',
+      '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, allowed_opts, default_opts, isolate_home, health_ttl, probe_timeout)',
     ]);
     expect(
       problems(MINIMAL.replace('key_path: keys/prd.pub', 'key_path: keys/prd.pub\n      kid: c')),
-    ).toEqual(['10: auth.jwt_public_keys[0].kid: unknown key (known keys: issuer, key_path)']);
+    ).toEqual([
+      '10: auth.jwt_public_keys[0].kid: unknown key (known keys: issuer, key_path, client_identities)',
+    ]);
   });
 
   it('rejects wrong types and bad durations, reporting every problem at once', () => {
@@ -236,11 +272,13 @@ logging:
 
   it('requires at least one JWT issuer key, each with both fields', () => {
     expect(problems('tls: {ca_bundle: a, cert: b, key: c}\n')).toEqual([
-      '1: auth.jwt_public_keys: needs at least one {issuer, key_path}',
+      '1: auth.jwt_public_keys: needs at least one {issuer, key_path, client_identities}',
     ]);
     expect(
       problems('tls: {ca_bundle: a, cert: b, key: c}\nauth:\n  jwt_public_keys: []\n'),
-    ).toEqual(['3: auth.jwt_public_keys: needs at least one {issuer, key_path}']);
+    ).toEqual([
+      '3: auth.jwt_public_keys: needs at least one {issuer, key_path, client_identities}',
+    ]);
     expect(
       problems(
         'tls: {ca_bundle: a, cert: b, key: c}\nauth:\n  jwt_public_keys:\n    - issuer: a\n',
@@ -339,6 +377,7 @@ describe('the documented example bridge.yaml', () => {
       'default_opts',
       'isolate_home',
       'health_ttl',
+      'probe_timeout',
       'ready_pattern',
       'env',
     ]) {
@@ -350,6 +389,7 @@ describe('the documented example bridge.yaml', () => {
       'server',
       'tls',
       'auth',
+      'rate_limits',
       'sessions',
       'input',
       'providers',

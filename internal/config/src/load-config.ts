@@ -13,6 +13,7 @@ import {
   oneOf,
   openMap,
   optional,
+  optionalFile,
   records,
   required,
   section,
@@ -20,7 +21,7 @@ import {
   type Table,
   text,
 } from './private/schema.js';
-import type { BridgeConfig, LogLevel, ProviderConfig } from './types.js';
+import type { BridgeConfig, LogLevel, ProviderConfig, RateLimit } from './types.js';
 
 /** The config file is invalid; `problems` lists every mistake with its path and line. */
 export class ConfigError extends Error {
@@ -63,6 +64,8 @@ const SERVER: Table<BridgeConfig['server']> = {
     ),
   ],
   maxConnectionAgeMs: ['max_connection_age', duration('30m')],
+  handshakeTimeoutMs: ['handshake_timeout', duration('10s', 100)],
+  maxConnectionIdleMs: ['max_connection_idle', duration('30m')],
 };
 
 const TLS: Table<BridgeConfig['tls']> = {
@@ -75,6 +78,7 @@ const TLS: Table<BridgeConfig['tls']> = {
 const JWT_KEY: Table<BridgeConfig['auth']['jwtPublicKeys'][number]> = {
   issuer: ['issuer', text()],
   keyPath: ['key_path', file()],
+  clientIdentities: ['client_identities', strings()],
 };
 
 const AUTH: Table<BridgeConfig['auth']> = {
@@ -83,6 +87,20 @@ const AUTH: Table<BridgeConfig['auth']> = {
   jwtAudience: ['jwt_audience', text('bridge')],
   jwtMaxTtlMs: ['jwt_max_ttl', duration('5m', 1000)],
   clockSkewMs: ['clock_skew', duration('30s')],
+  requireCertBinding: ['require_cert_binding', bool(true)],
+};
+
+function rateLimit(perMinute: number, burst: number): Table<RateLimit> {
+  return {
+    perMinute: ['per_minute', int(perMinute, 0, 1_000_000)],
+    burst: ['burst', int(burst, 1, 1_000_000)],
+  };
+}
+
+const RATE_LIMITS: Table<BridgeConfig['rateLimits']> = {
+  startSession: ['start_session', section(rateLimit(60, 20))],
+  sendInput: ['send_input', section(rateLimit(1200, 100))],
+  failedAuth: ['failed_auth', section(rateLimit(30, 10))],
 };
 
 const SESSIONS: Table<BridgeConfig['sessions']> = {
@@ -121,6 +139,7 @@ const PROVIDER: Table<ProviderConfig> = {
   defaultOpts: ['default_opts', openMap(text())],
   isolateHome: ['isolate_home', bool(false)],
   healthTtlMs: ['health_ttl', duration('60s')],
+  probeTimeoutMs: ['probe_timeout', duration('5s', 100)],
 };
 
 const LOG_LEVELS: readonly LogLevel[] = [
@@ -137,12 +156,14 @@ const LOGGING: Table<BridgeConfig['logging']> = {
   level: ['level', oneOf('info', LOG_LEVELS)],
   format: ['format', oneOf('json', ['json', 'pretty'] as const)],
   redactPatterns: ['redact_patterns', strings(compiles(compileRedactPattern))],
+  auditPath: ['audit_path', optionalFile()],
 };
 
 const BRIDGE: Table<BridgeConfig> = {
   server: ['server', section(SERVER)],
   tls: ['tls', required(section(TLS), 'is required: the daemon never serves without TLS')],
   auth: ['auth', section(AUTH)],
+  rateLimits: ['rate_limits', section(RATE_LIMITS)],
   sessions: ['sessions', section(SESSIONS)],
   input: ['input', section(INPUT)],
   providers: [

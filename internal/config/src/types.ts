@@ -5,6 +5,10 @@ export interface BridgeConfig {
     listen: string;
     /** Clients re-handshake after this long, so CRL and trust changes reach live connections. 0 = never. */
     maxConnectionAgeMs: number;
+    /** A connection that has not finished its TLS handshake after this long is closed. */
+    handshakeTimeoutMs: number;
+    /** A connection with no call for this long is closed (the client reconnects when it needs to). 0 = never. */
+    maxConnectionIdleMs: number;
   };
   tls: {
     caBundle: string;
@@ -14,10 +18,27 @@ export interface BridgeConfig {
     crl: string[];
   };
   auth: {
-    jwtPublicKeys: { issuer: string; keyPath: string }[];
+    jwtPublicKeys: {
+      issuer: string;
+      keyPath: string;
+      /**
+       * Client certificate identities (subject CN or URI SAN) allowed to
+       * present this issuer's tokens; empty means any trusted certificate.
+       */
+      clientIdentities: string[];
+    }[];
     jwtAudience: string;
     jwtMaxTtlMs: number;
     clockSkewMs: number;
+    /** Tokens must carry `cnf.x5t#S256` naming the certificate they are presented over. */
+    requireCertBinding: boolean;
+  };
+  /** Token buckets per caller identity (certificate and `sub`); 0 per minute disables one. */
+  rateLimits: {
+    startSession: RateLimit;
+    sendInput: RateLimit;
+    /** Failed authentications per client certificate; once spent, its calls are refused unchecked. */
+    failedAuth: RateLimit;
   };
   sessions: {
     maxPerProject: number;
@@ -33,7 +54,19 @@ export interface BridgeConfig {
   input: { maxSizeBytes: number };
   providers: Record<string, ProviderConfig>;
   allowedPaths: string[];
-  logging: { level: LogLevel; format: 'json' | 'pretty'; redactPatterns: string[] };
+  logging: {
+    level: LogLevel;
+    format: 'json' | 'pretty';
+    redactPatterns: string[];
+    /** JSON-lines audit file; empty: audit records go to the daemon log. */
+    auditPath: string;
+  };
+}
+
+/** A token bucket: refills `perMinute` tokens a minute, holds at most `burst`. */
+export interface RateLimit {
+  perMinute: number;
+  burst: number;
 }
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
@@ -75,4 +108,6 @@ export interface ProviderConfig {
   isolateHome: boolean;
   /** How long health probes (version, auth) are cached. */
   healthTtlMs: number;
+  /** How long one health probe may run before its process group is killed. */
+  probeTimeoutMs: number;
 }

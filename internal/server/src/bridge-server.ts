@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import type { JwtVerifier } from '@agent-bridge/auth';
-import type { SessionManager } from '@agent-bridge/bridge';
+import type { Audit, SessionManager } from '@agent-bridge/bridge';
 import type { BridgeConfig } from '@agent-bridge/config';
 import { BridgeServiceService, bridgeServiceName } from '@agent-bridge/proto';
 import { Server } from '@grpc/grpc-js';
@@ -17,6 +17,8 @@ export interface BridgeServerOptions {
   manager: SessionManager;
   verifier: JwtVerifier;
   logger: Logger;
+  /** Where call, TLS and connection audit records go. */
+  audit: Audit;
   version: string;
 }
 
@@ -73,6 +75,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       manager: opts.manager,
       verifier: opts.verifier,
       logger,
+      audit: opts.audit,
       version: opts.version,
       instanceId,
       startedAt: new Date(),

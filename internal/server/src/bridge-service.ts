@@ -1,5 +1,11 @@
 import type { JwtVerifier, VerifiedCaller } from '@agent-bridge/auth';
-import type { BridgeEvent, EventStream, SessionManager, SessionStatus } from '@agent-bridge/bridge';
+import type {
+  Audit,
+  BridgeEvent,
+  EventStream,
+  SessionManager,
+  SessionStatus,
+} from '@agent-bridge/bridge';
 import type {
   AckEventsResponse,
   BridgeServiceServer,
@@ -33,6 +39,7 @@ export interface ServiceContext {
   manager: SessionManager;
   verifier: JwtVerifier;
   logger: Logger;
+  audit: Audit;
   version: string;
   instanceId: string;
   startedAt: Date;

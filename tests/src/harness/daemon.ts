@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { AuditReader } from './audit.js';
 import type { TestPki } from './pki.js';
 import { within } from './processes.js';
 
@@ -19,6 +20,8 @@ export interface TestDaemon {
   repo: string;
   /** Temp root holding config, repos and anything else of this daemon. */
   dir: string;
+  /** The daemon's audit file (`logging.audit_path`), unless the config moved it. */
+  audit: AuditReader;
   output(): string;
   /**
    * SIGTERM and wait for exit; resolves with the exit code. A daemon still
@@ -63,11 +66,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
       ],
     },
     sessions: { stop_grace_period: '2s' },
+    // Far above what any test does unless it sets its own: a test about
+    // something else must never meet a rate limit by accident.
+    rate_limits: {
+      start_session: { per_minute: 100_000, burst: 10_000 },
+      send_input: { per_minute: 1_000_000, burst: 100_000 },
+      failed_auth: { per_minute: 100_000, burst: 10_000 },
+    },
     providers,
     allowed_paths: [join(dir, 'repos')],
-    logging: { level: 'info', format: 'json' },
+    logging: { level: 'info', format: 'json', audit_path: join(dir, 'audit.jsonl') },
   };
   const config = deepMerge(base, opts.config ?? {});
+  const auditPath = (config.logging as { audit_path?: string }).audit_path ?? '';
   const configPath = join(dir, 'bridge.yaml');
   writeFileSync(configPath, stringify(config));
 
@@ -107,6 +118,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
     proc,
     repo,
     dir,
+    audit: new AuditReader(auditPath),
     output: output.text,
     exited,
     stop: async () => {

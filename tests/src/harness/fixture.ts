@@ -23,11 +23,15 @@ export interface Bridge {
   readonly client: BridgeServiceClient;
   /** The project of the default token. */
   readonly project: string;
-  /** A valid token for `project`, from the "control" issuer. */
+  /** A valid token for `project`, from the "control" issuer, bound to the `client` certificate. */
   readonly token: string;
   /** `token` as call metadata. */
   readonly md: Metadata;
-  /** Mints a token from the "control" issuer: for `project` unless `o` says otherwise. */
+  /**
+   * Mints a token from the "control" issuer: for `project` and bound to the
+   * `client` certificate unless `o` says otherwise (`bindCertPem: undefined`
+   * for an unbound token).
+   */
   mint(o?: Partial<TokenOptions>): Promise<string>;
   /** Call metadata with a fresh token for another project. */
   bearerFor(project: string, o?: Partial<TokenOptions>): Promise<Metadata>;
@@ -56,7 +60,12 @@ export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
   const daemon = await startDaemon({ ...daemonOpts, pki });
   const client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
   const mint = (o: Partial<TokenOptions> = {}) =>
-    mintToken({ privatePem: pki.issuers.control.privatePem, project, ...o });
+    mintToken({
+      privatePem: pki.issuers.control.privatePem,
+      project,
+      bindCertPem: pki.client.certPem,
+      ...o,
+    });
   let token: string;
   try {
     token = await mint();

@@ -1,3 +1,4 @@
+export * from './audit.js';
 export * from './client.js';
 export * from './daemon.js';
 export * from './fixture.js';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { noAudit } from '../audit.js';
 import type { Clock } from '../clock.js';
 import { BridgeError } from '../errors.js';
 import type { BridgeEvent } from '../event.js';
@@ -44,6 +45,7 @@ export function newSession(clock: Clock, overrides: Partial<CoreSettings> = {}):
     testSettings(overrides),
     createRedactor([]),
     clock,
+    noAudit,
   );
 }
 

@@ -66,6 +66,11 @@ export function file(): Reader<string> {
   return (ctx, node, path) => resolveIn(ctx, text()(ctx, node, path));
 }
 
+/** An optional path ("" when absent), resolved against the config file's directory. */
+export function optionalFile(): Reader<string> {
+  return (ctx, node, path) => resolveIn(ctx, text('')(ctx, node, path));
+}
+
 export function files(): Reader<string[]> {
   return (ctx, node, path) => strings()(ctx, node, path).map((f) => resolveIn(ctx, f));
 }

@@ -1,0 +1,53 @@
+import type { Audit, AuditIdentity } from './audit.js';
+import type { BridgeEvent } from './event.js';
+
+/**
+ * The audit records a session's own events imply: its agent started, it
+ * stopped or failed (with why), and each permission request the agent made
+ * and how the provider's policy answered it. Everything else is not audited.
+ */
+export function auditEvent(audit: Audit, ev: BridgeEvent, startedBy?: AuditIdentity): void {
+  const base = {
+    sessionId: ev.sessionId,
+    projectId: ev.projectId,
+    ...(startedBy ? { identity: startedBy } : {}),
+  };
+  const data = ev.data ?? {};
+  switch (ev.type) {
+    case 'SESSION_STARTED':
+      audit({ kind: 'session', outcome: 'ok', reason: 'session_started', ...base });
+      return;
+    case 'SESSION_STOPPED':
+      audit({
+        kind: 'session',
+        outcome: 'ok',
+        reason: 'session_stopped',
+        detail: typeof data.reason === 'string' ? data.reason : '',
+        ...base,
+      });
+      return;
+    case 'SESSION_FAILED':
+      audit({
+        kind: 'session',
+        outcome: 'error',
+        reason: 'session_failed',
+        detail: typeof data.reason === 'string' ? data.reason : ev.error,
+        ...base,
+      });
+      return;
+    case 'TOOL_CALL': {
+      const decision = data.permission;
+      if (typeof decision !== 'string') return;
+      audit({
+        kind: 'permission',
+        outcome: decision === 'allow' ? 'allow' : 'deny',
+        reason: `permission_${decision}`,
+        detail: typeof data.name === 'string' ? data.name : ev.text,
+        ...base,
+      });
+      return;
+    }
+    default:
+      return;
+  }
+}
