@@ -32,6 +32,8 @@ export async function startDaemon({
   const keys = await loadIssuerKeys(config.auth.jwtPublicKeys);
   const verifier = new JwtVerifier({
     keys,
+    clientIdentities: clientIdentitiesByIssuer(config.auth.jwtPublicKeys),
+    requireCertBinding: config.auth.requireCertBinding,
     audience: config.auth.jwtAudience,
     maxTtlMs: config.auth.jwtMaxTtlMs,
     clockSkewMs: config.auth.clockSkewMs,
@@ -85,4 +87,13 @@ export async function startDaemon({
       return stopping;
     },
   };
+}
+
+/** Each issuer's allowed certificate identities; an issuer listed twice (key rotation) gets both lists. */
+function clientIdentitiesByIssuer(
+  keys: BridgeConfig['auth']['jwtPublicKeys'],
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const k of keys) out.set(k.issuer, [...(out.get(k.issuer) ?? []), ...k.clientIdentities]);
+  return out;
 }

@@ -126,6 +126,7 @@ ${[...new Set(opts.allowedPaths)].map((p) => `  - ${q(p)}`).join('\n')}
 logging:
   level: "info"
   format: "pretty"
+  audit_path: ${q(join(f.dir, 'audit.jsonl'))}
 `;
 }
 

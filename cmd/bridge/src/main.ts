@@ -213,9 +213,10 @@ function printDevHelp(configFile: string, port: number, listen: string): void {
   CA           ${rel('ca.crt')}
   client cert  ${rel('client.crt')}  key ${rel('client.key')}
   JWT key      ${rel('jwt.key')} (issuer "${DEV_ISSUER}")    [all under ${dir}]
+  audit log    ${rel('audit.jsonl')}
 
-  Mint a token (valid 5 minutes) and call the daemon:
-    TOKEN=$(npx pnpm -s bridge-ca jwt-mint --key ${rel('jwt.key')} --iss ${DEV_ISSUER} --sub me --project ${DEV_PROJECT})
+  Mint a token (valid 5 minutes, bound to the client certificate) and call the daemon:
+    TOKEN=$(npx pnpm -s bridge-ca jwt-mint --key ${rel('jwt.key')} --iss ${DEV_ISSUER} --sub me --project ${DEV_PROJECT} --bind-cert ${rel('client.crt')})
     npx buf curl --protocol grpc --cacert ${rel('ca.crt')} --cert ${rel('client.crt')} --key ${rel('client.key')} \\
       -H "authorization: Bearer $TOKEN" https://${host}:${port}/bridge.v1.BridgeService/ListProviders
 

@@ -38,48 +38,75 @@ async function token(key = a.privateKey, iss = 'cp', header: Record<string, unkn
     .sign(key);
 }
 
-async function verifier() {
+async function verifier(
+  opts: { requireCertBinding?: boolean; clientIdentities?: Map<string, string[]> } = {},
+) {
   const keys = await loadIssuerKeys([
     { issuer: 'cp', keyPath: pemPath },
     { issuer: 'rot', keyPath: jwksPath },
   ]);
-  return new JwtVerifier({ keys, audience: 'bridge', maxTtlMs: 300_000, clockSkewMs: 30_000 });
+  return new JwtVerifier({
+    keys,
+    audience: 'bridge',
+    maxTtlMs: 300_000,
+    clockSkewMs: 30_000,
+    requireCertBinding: false,
+    ...opts,
+  });
+}
+
+/** A stand-in client certificate: binding hashes whatever DER the connection presented. */
+const cert = { der: Buffer.from('certificate-A'), identities: ['plane-a', 'spiffe://a/plane'] };
+const otherCert = { der: Buffer.from('certificate-B'), identities: ['plane-b'] };
+const x5t = (der: Buffer) => createHash('sha256').update(der).digest('base64url');
+
+async function bound(der: Buffer) {
+  return new SignJWT({ project_id: 'p1', cnf: { 'x5t#S256': x5t(der) } })
+    .setProtectedHeader({ alg: 'EdDSA' })
+    .setIssuer('cp')
+    .setSubject('svc')
+    .setAudience('bridge')
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(a.privateKey);
 }
 
 describe('JwtVerifier key selection', () => {
   it('accepts a token without kid, and one whose kid is the PEM key thumbprint (bridge-ca jwt-mint)', async () => {
     const v = await verifier();
-    await expect(v.verify(await token())).resolves.toMatchObject({
+    await expect(v.verify(await token(), cert)).resolves.toMatchObject({
       subject: 'svc',
       projectId: 'p1',
       issuer: 'cp',
     });
-    await expect(v.verify(await token(a.privateKey, 'cp', { kid: thumb }))).resolves.toMatchObject({
+    await expect(
+      v.verify(await token(a.privateKey, 'cp', { kid: thumb }), cert),
+    ).resolves.toMatchObject({
       issuer: 'cp',
     });
-    await expect(v.verify(await token(a.privateKey, 'cp', { kid: 'other' }))).rejects.toThrow(
+    await expect(v.verify(await token(a.privateKey, 'cp', { kid: 'other' }), cert)).rejects.toThrow(
       'token key id (kid) is not known for its issuer',
     );
   });
 
   it('picks a rotated key by kid, and needs a kid when the issuer has several keys', async () => {
     const v = await verifier();
-    await expect(v.verify(await token(b.privateKey, 'rot', { kid: 'new' }))).resolves.toMatchObject(
-      { issuer: 'rot' },
-    );
-    await expect(v.verify(await token(a.privateKey, 'rot', { kid: 'old' }))).resolves.toMatchObject(
-      { issuer: 'rot' },
-    );
-    await expect(v.verify(await token(a.privateKey, 'rot', { kid: 'new' }))).rejects.toThrow(
+    await expect(
+      v.verify(await token(b.privateKey, 'rot', { kid: 'new' }), cert),
+    ).resolves.toMatchObject({ issuer: 'rot' });
+    await expect(
+      v.verify(await token(a.privateKey, 'rot', { kid: 'old' }), cert),
+    ).resolves.toMatchObject({ issuer: 'rot' });
+    await expect(v.verify(await token(a.privateKey, 'rot', { kid: 'new' }), cert)).rejects.toThrow(
       'signature is invalid',
     );
-    await expect(v.verify(await token(b.privateKey, 'rot'))).rejects.toThrow('has no key id');
+    await expect(v.verify(await token(b.privateKey, 'rot'), cert)).rejects.toThrow('has no key id');
   });
 
   it('never trusts a key of another issuer', async () => {
     const v = await verifier();
-    await expect(v.verify(await token(b.privateKey, 'cp'))).rejects.toBeInstanceOf(AuthError);
-    await expect(v.verify(await token(a.privateKey, 'unknown'))).rejects.toThrow(
+    await expect(v.verify(await token(b.privateKey, 'cp'), cert)).rejects.toBeInstanceOf(AuthError);
+    await expect(v.verify(await token(a.privateKey, 'unknown'), cert)).rejects.toThrow(
       'issuer is not trusted',
     );
   });
@@ -90,6 +117,56 @@ describe('JwtVerifier key selection', () => {
     await expect(loadIssuerKeys([{ issuer: 'x', keyPath: p }])).rejects.toThrow(
       'holds a private key',
     );
+  });
+});
+
+describe('JwtVerifier certificate binding and identities', () => {
+  it('requires cnf.x5t#S256 when binding is required, and always checks it when present', async () => {
+    const strict = await verifier({ requireCertBinding: true });
+    await expect(strict.verify(await bound(cert.der), cert)).resolves.toMatchObject({
+      subject: 'svc',
+    });
+    await expect(strict.verify(await token(), cert)).rejects.toMatchObject({
+      reason: 'cert_binding_missing',
+    });
+    await expect(strict.verify(await bound(cert.der), otherCert)).rejects.toMatchObject({
+      reason: 'cert_binding_mismatch',
+    });
+    const lax = await verifier({ requireCertBinding: false });
+    await expect(lax.verify(await token(), cert)).resolves.toMatchObject({ subject: 'svc' });
+    await expect(lax.verify(await bound(cert.der), otherCert)).rejects.toMatchObject({
+      reason: 'cert_binding_mismatch',
+    });
+  });
+
+  it('lets an issuer listing client identities be presented only over those certificates (CN or URI SAN)', async () => {
+    const byCn = await verifier({ clientIdentities: new Map([['cp', ['plane-a']]]) });
+    await expect(byCn.verify(await token(), cert)).resolves.toMatchObject({ issuer: 'cp' });
+    const err = await byCn.verify(await token(), otherCert).catch((e: AuthError) => e);
+    expect(err).toMatchObject({ reason: 'identity_not_allowed', forbidden: true });
+    const byUri = await verifier({ clientIdentities: new Map([['cp', ['spiffe://a/plane']]]) });
+    await expect(byUri.verify(await token(), cert)).resolves.toMatchObject({ issuer: 'cp' });
+    // An issuer with no list accepts any trusted certificate.
+    const other = await verifier({ clientIdentities: new Map([['rot', ['plane-a']]]) });
+    await expect(other.verify(await token(), otherCert)).resolves.toMatchObject({ issuer: 'cp' });
+  });
+
+  it('accepts typ JWT (any case, with or without application/) or none, and refuses every other typ', async () => {
+    const v = await verifier();
+    for (const typ of ['JWT', 'jwt', 'application/jwt']) {
+      await expect(v.verify(await token(a.privateKey, 'cp', { typ }), cert)).resolves.toBeTruthy();
+    }
+    for (const typ of ['at+jwt', 'bridge+jwt', 'JOSE', '']) {
+      await expect(v.verify(await token(a.privateKey, 'cp', { typ }), cert)).rejects.toMatchObject({
+        reason: 'typ_not_allowed',
+      });
+    }
+  });
+
+  it('reports how long the token holds, skew included', async () => {
+    const v = await verifier();
+    const got = await v.verify(await token(), cert);
+    expect(got.validUntil - got.expiresAt).toBe(30_000);
   });
 });
 

@@ -26,6 +26,8 @@ export class BridgeError extends Error {
     readonly kind: ErrorKind,
     message: string,
     reason?: string,
+    /** For a limit that frees up with time: when trying again makes sense. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'BridgeError';
@@ -41,8 +43,8 @@ export const denied = (m: string, reason?: string) =>
   new BridgeError('permission_denied', m, reason);
 export const precondition = (m: string, reason?: string) =>
   new BridgeError('failed_precondition', m, reason);
-export const exhausted = (m: string, reason?: string) =>
-  new BridgeError('resource_exhausted', m, reason);
+export const exhausted = (m: string, reason?: string, retryAfterMs?: number) =>
+  new BridgeError('resource_exhausted', m, reason, retryAfterMs);
 export const outOfRange = (m: string, reason?: string) =>
   new BridgeError('out_of_range', m, reason);
 export const unavailable = (m: string, reason?: string) =>

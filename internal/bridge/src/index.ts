@@ -5,9 +5,11 @@ export {
   type AuditRecord,
   noAudit,
 } from './audit.js';
-export { BridgeError, type ErrorKind } from './errors.js';
+export { type Clock, systemClock } from './clock.js';
+export { BridgeError, type ErrorKind, exhausted } from './errors.js';
 export type { BridgeEvent } from './event.js';
 export { createRedactor, type Redactor } from './redactor.js';
 export { SessionManager } from './session-manager.js';
 export type { EventStream } from './subscriptions.js';
-export type { SessionSnapshot, SessionStatus } from './types.js';
+export { type BucketLimit, TokenBuckets } from './token-buckets.js';
+export type { Caller, SessionSnapshot, SessionStatus } from './types.js';

@@ -163,6 +163,7 @@ export class SessionManager {
       throw new BridgeError(
         'already_exists',
         `session ${req.sessionId} already exists with different parameters`,
+        'session_id_in_use',
       );
     }
     await existing.started?.catch(() => undefined);

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import type { JwtVerifier } from '@agent-bridge/auth';
-import type { Audit, SessionManager } from '@agent-bridge/bridge';
+import { type Audit, type SessionManager, systemClock } from '@agent-bridge/bridge';
 import type { BridgeConfig } from '@agent-bridge/config';
 import { BridgeServiceService, bridgeServiceName } from '@agent-bridge/proto';
 import { Server } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { createBridgeService } from './bridge-service.js';
+import { createCallLimits } from './private/call-limits.js';
 import { addReflection } from './reflection.js';
 import { StrictServerCredentials } from './strict-credentials.js';
 
@@ -76,6 +77,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       verifier: opts.verifier,
       logger,
       audit: opts.audit,
+      limits: createCallLimits(config.rateLimits, systemClock),
       version: opts.version,
       instanceId,
       startedAt: new Date(),

@@ -1,10 +1,12 @@
-import type { JwtVerifier, VerifiedCaller } from '@agent-bridge/auth';
+import type { JwtVerifier } from '@agent-bridge/auth';
 import type {
   Audit,
   BridgeEvent,
+  Caller,
   EventStream,
   SessionManager,
   SessionStatus,
+  TokenBuckets,
 } from '@agent-bridge/bridge';
 import type {
   AckEventsResponse,
@@ -33,6 +35,10 @@ import {
   toProtoStatus,
 } from './convert.js';
 import { authenticate } from './private/authenticate.js';
+import { callRecorder } from './private/call-audit.js';
+import { type CallLimits, spend } from './private/call-limits.js';
+import { peerIdentity } from './private/peer-identity.js';
+import { TokenExpiredDuringStream } from './private/token-expired.js';
 import { toServiceError } from './status-map.js';
 
 export interface ServiceContext {
@@ -40,6 +46,7 @@ export interface ServiceContext {
   verifier: JwtVerifier;
   logger: Logger;
   audit: Audit;
+  limits: CallLimits;
   version: string;
   instanceId: string;
   startedAt: Date;
@@ -50,20 +57,37 @@ const BATCH = { maxEvents: 512, maxBytes: 1024 * 1024 };
 /** StreamEvents pulls in small slices; each event is still its own message. */
 const SINGLE = { maxEvents: 64, maxBytes: 1024 * 1024 };
 
-/** Maps BridgeService RPCs to the core. Authentication and error mapping happen here, once. */
+/**
+ * Maps BridgeService RPCs to the core. Authentication, rate limits, the
+ * one audit record of every call and error mapping happen here, once.
+ */
 export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
   const { manager } = ctx;
+  const record = callRecorder(ctx.audit, ctx.logger);
 
   function unary<Req, Res>(
     method: string,
-    fn: (caller: VerifiedCaller, req: Req) => Promise<Res> | Res,
+    fn: (caller: Caller, req: Req) => Promise<Res> | Res,
+    limit?: TokenBuckets,
   ): (call: ServerUnaryCall<Req, Res>, cb: sendUnaryData<Res>) => void {
     return (call, cb) => {
-      authenticate(ctx.verifier, call, method, ctx.logger)
-        .then((caller) => fn(caller, call.request))
+      const peer = peerIdentity(call);
+      let caller: Caller | undefined;
+      authenticate(ctx.verifier, ctx.limits, call.metadata, peer)
+        .then((auth) => {
+          caller = auth.caller;
+          if (limit) spend(limit, method, caller);
+          return fn(caller, call.request);
+        })
         .then(
-          (res) => cb(null, res),
-          (err) => cb(fail(ctx.logger, method, err)),
+          (res) => {
+            record(method, call.request, peer, caller, undefined);
+            cb(null, res);
+          },
+          (err) => {
+            record(method, call.request, peer, caller, err);
+            cb(fail(ctx.logger, method, err));
+          },
         );
     };
   }
@@ -77,9 +101,13 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
       const abort = new AbortController();
       call.on('cancelled', () => abort.abort());
       call.on('close', () => abort.abort());
+      const peer = peerIdentity(call);
+      let caller: Caller | undefined;
       let events: EventStream | undefined;
+      let expiry: NodeJS.Timeout | undefined;
       (async () => {
-        const caller = await authenticate(ctx.verifier, call, method, ctx.logger);
+        const auth = await authenticate(ctx.verifier, ctx.limits, call.metadata, peer);
+        caller = auth.caller;
         const req = call.request;
         events = manager.openStream(
           caller,
@@ -91,31 +119,51 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
           abort.signal,
           batch,
         );
+        record(method, req, peer, caller, undefined);
+        // A stream lives no longer than the token that opened it.
+        expiry = setTimeout(
+          () => abort.abort(new TokenExpiredDuringStream()),
+          Math.max(0, auth.validUntil - Date.now()),
+        );
         for await (const b of events) {
           if (abort.signal.aborted) break;
           if (!write(call, b)) await drained(call, abort.signal);
         }
+        if (abort.signal.reason instanceof TokenExpiredDuringStream) throw abort.signal.reason;
         if (!abort.signal.aborted) call.end();
       })()
         .catch((err) => {
+          if (err instanceof TokenExpiredDuringStream) {
+            record(method, call.request, peer, caller, err);
+            call.emit('error', err.status());
+            return;
+          }
+          if (events === undefined) record(method, call.request, peer, caller, err);
           // grpc-js turns an 'error' event on a server stream into the call's status.
           if (!abort.signal.aborted) call.emit('error', fail(ctx.logger, method, err));
         })
-        .finally(() => events?.close());
+        .finally(() => {
+          clearTimeout(expiry);
+          events?.close();
+        });
     };
   }
 
   return {
-    startSession: unary('StartSession', async (caller, req): Promise<StartSessionResponse> => {
-      const s = await manager.start(caller, {
-        projectId: req.projectId,
-        sessionId: req.sessionId,
-        repoPath: req.repoPath,
-        provider: req.provider,
-        agentOpts: req.agentOpts,
-      });
-      return { sessionId: s.sessionId, status: toProtoStatus(s.status), createdAt: s.createdAt };
-    }),
+    startSession: unary(
+      'StartSession',
+      async (caller, req): Promise<StartSessionResponse> => {
+        const s = await manager.start(caller, {
+          projectId: req.projectId,
+          sessionId: req.sessionId,
+          repoPath: req.repoPath,
+          provider: req.provider,
+          agentOpts: req.agentOpts,
+        });
+        return { sessionId: s.sessionId, status: toProtoStatus(s.status), createdAt: s.createdAt };
+      },
+      ctx.limits.startSession,
+    ),
 
     stopSession: unary(
       'StopSession',
@@ -144,10 +192,14 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
       return { sessions: page.sessions.map(toProtoSession), nextPageToken: page.nextPageToken };
     }),
 
-    sendInput: unary('SendInput', (caller, req): SendInputResponse => {
-      const seq = manager.sendInput(caller, req.sessionId, req.text, req.idempotencyKey);
-      return { accepted: true, seq: BigInt(seq) };
-    }),
+    sendInput: unary(
+      'SendInput',
+      (caller, req): SendInputResponse => {
+        const seq = manager.sendInput(caller, req.sessionId, req.text, req.idempotencyKey);
+        return { accepted: true, seq: BigInt(seq) };
+      },
+      ctx.limits.sendInput,
+    ),
 
     interruptTurn: unary(
       'InterruptTurn',

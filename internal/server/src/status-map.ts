@@ -1,6 +1,6 @@
 import { AuthError } from '@agent-bridge/auth';
 import { BridgeError, type ErrorKind } from '@agent-bridge/bridge';
-import { type ServiceError, status } from '@grpc/grpc-js';
+import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 
 /** The one table from domain error kinds to gRPC status codes (documented in bridge.proto and docs/api.md). */
 export const STATUS_OF: Record<ErrorKind, status> = {
@@ -19,7 +19,21 @@ export const STATUS_OF: Record<ErrorKind, status> = {
 export function toServiceError(
   err: unknown,
 ): Partial<ServiceError> & { code: status; details: string } {
-  if (err instanceof BridgeError) return { code: STATUS_OF[err.kind], details: err.message };
-  if (err instanceof AuthError) return { code: status.UNAUTHENTICATED, details: err.message };
+  if (err instanceof BridgeError) {
+    const e = { code: STATUS_OF[err.kind], details: err.message };
+    return err.retryAfterMs === undefined ? e : { ...e, metadata: pushback(err.retryAfterMs) };
+  }
+  if (err instanceof AuthError) {
+    // Both the certificate and the token are valid, but not together: not an authentication failure.
+    const code = err.forbidden ? status.PERMISSION_DENIED : status.UNAUTHENTICATED;
+    return { code, details: err.message };
+  }
   return { code: status.INTERNAL, details: 'internal error' };
+}
+
+/** gRPC's retry pushback (A6): the client waits this long before it tries again. */
+function pushback(ms: number): Metadata {
+  const md = new Metadata();
+  md.set('grpc-retry-pushback-ms', String(Math.max(1, Math.ceil(ms))));
+  return md;
 }

@@ -16,6 +16,7 @@ import {
   statusFromWire,
   statusToWire,
 } from './private/convert.js';
+import type { TokenSource } from './private/token-source.js';
 import type {
   Health,
   InterruptResult,
@@ -84,6 +85,7 @@ export class BridgeClient {
   /** The project this client acts for (its tokens' `project_id`). */
   readonly projectId: string;
   private readonly raw: BridgeServiceClient;
+  private readonly tokens: TokenSource;
   private readonly backoff: Backoff;
   private readonly callMs: number;
   private readonly reconnectMs: number;
@@ -91,8 +93,9 @@ export class BridgeClient {
   private readonly closing = new AbortController();
 
   constructor(options: BridgeClientOptions) {
-    const { raw } = openChannel(options);
+    const { raw, tokens } = openChannel(options);
     this.raw = raw;
+    this.tokens = tokens;
     this.target = options.target;
     this.projectId = options.jwt.projectId;
     this.backoff = backoffFrom(options.retry);
@@ -229,6 +232,7 @@ export class BridgeClient {
         backoff: this.backoff,
         reconnectMs: this.reconnectMs,
         clientClosed: this.closing.signal,
+        renewToken: () => this.tokens.renew(),
       },
       sessionId,
       opts,

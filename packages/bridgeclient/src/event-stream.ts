@@ -57,7 +57,15 @@ export interface StreamContext {
   reconnectMs: number;
   /** Aborted when the client is closed: its streams end with an error saying so. */
   clientClosed: AbortSignal;
+  /** Makes the next call use a freshly minted token. */
+  renewToken(): void;
 }
+
+/** The daemon's trailer on a stream it ended because the token that opened it expired. */
+const AUTH_EXPIRED_TRAILER = 'bridge-auth-expired';
+
+/** Fresh-token resumes in a row with no event between them before the stream gives up. */
+const MAX_REAUTH_STREAK = 3;
 
 type Reader = ClientReadableStream<ProtoEvent> | ClientReadableStream<{ events: ProtoEvent[] }>;
 
@@ -65,7 +73,9 @@ type Reader = ClientReadableStream<ProtoEvent> | ClientReadableStream<{ events: 
  * How a connection attempt ended: the session's end, or a failure, after
  * the daemon had answered (`reachable`) and maybe delivered events.
  */
-type Outcome = 'done' | { failed: BridgeError; reachable: boolean; delivered: boolean };
+type Outcome =
+  | 'done'
+  | { failed: BridgeError; reachable: boolean; delivered: boolean; tokenExpired: boolean };
 
 /**
  * One session's events: the stored ones, then live ones, until the
@@ -126,12 +136,20 @@ export class EventStream implements AsyncIterable<SessionEvent> {
   private async *run(): AsyncGenerator<SessionEvent> {
     let failingSince: number | undefined;
     let attempt = 0;
+    let reauthStreak = 0;
     try {
       for (;;) {
         if (this.ended()) return;
         const outcome = yield* this.connect();
         if (outcome === 'done' || this.ended()) return;
-        const { failed, reachable, delivered } = outcome;
+        const { failed, reachable, delivered, tokenExpired } = outcome;
+        if (delivered) reauthStreak = 0;
+        if (tokenExpired && reauthStreak < MAX_REAUTH_STREAK) {
+          // The stream outlived its token: resume at once with a fresh one.
+          reauthStreak++;
+          this.ctx.renewToken();
+          continue;
+        }
         // A daemon that answers, even on a stream that idles, starts a new reconnect budget;
         // only delivered events reset the backoff, so a stream that keeps breaking is not retried hot.
         if (reachable) failingSince = undefined;
@@ -192,6 +210,7 @@ export class EventStream implements AsyncIterable<SessionEvent> {
       return 'done';
     } catch (err) {
       if (this.ended()) return 'done';
+      const tokenExpired = isAuthExpiry(err);
       const failed = toBridgeError(err, this.method());
       if (failed instanceof NotFoundError) {
         // The session is gone for good (or the daemon restarted): its cursor is no use any more.
@@ -202,7 +221,7 @@ export class EventStream implements AsyncIterable<SessionEvent> {
         if (key) await this.ctx.cursors.delete(key);
         throw failed;
       }
-      return { failed, reachable, delivered };
+      return { failed, reachable, delivered, tokenExpired };
     } finally {
       reader?.cancel();
     }
@@ -281,6 +300,12 @@ async function* messages(reader: Reader, batch: boolean): AsyncGenerator<Session
       ? (msg as { events: ProtoEvent[] }).events.map(eventFromWire)
       : [eventFromWire(msg as ProtoEvent)];
   }
+}
+
+/** True when the daemon ended the stream only because the token that opened it expired. */
+function isAuthExpiry(err: unknown): boolean {
+  const e = err as Partial<ServiceError>;
+  return e.code === 16 /* UNAUTHENTICATED */ && e.metadata?.get(AUTH_EXPIRED_TRAILER)[0] === 'true';
 }
 
 /** A failure of the stream or of a call made for it, as a BridgeError; anything else is a bug and rethrown. */

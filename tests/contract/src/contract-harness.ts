@@ -197,7 +197,12 @@ export async function contractDaemon(providers: Record<string, Record<string, un
   const renew = async () => {
     if (Date.now() - minted > 120_000) {
       current = bearer(
-        await mintToken({ privatePem: pki.issuers.control.privatePem, project: 'alpha', ttl: 300 }),
+        await mintToken({
+          privatePem: pki.issuers.control.privatePem,
+          project: 'alpha',
+          ttl: 300,
+          bindCertPem: pki.client.certPem,
+        }),
       );
       minted = Date.now();
     }

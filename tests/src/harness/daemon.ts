@@ -35,6 +35,8 @@ export interface DaemonOptions {
   pki: TestPki;
   /** Merged over the default test config (plain YAML object, snake_case keys). */
   config?: Record<string, unknown>;
+  /** `client_identities` of the "control" and "other" issuers (none: any trusted certificate). */
+  clientIdentities?: Partial<Record<'control' | 'other', string[]>>;
   /** Fake agent providers by id → scenario args. */
   fakeProviders?: Record<string, string[]>;
   env?: Record<string, string>;
@@ -60,10 +62,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
     server: { listen: '127.0.0.1:0' },
     tls: { ca_bundle: opts.pki.caPath, cert: opts.pki.serverCertPath, key: opts.pki.serverKeyPath },
     auth: {
-      jwt_public_keys: [
-        { issuer: 'control', key_path: opts.pki.issuers.control.pubPath },
-        { issuer: 'other', key_path: opts.pki.issuers.other.pubPath },
-      ],
+      jwt_public_keys: (['control', 'other'] as const).map((issuer) => ({
+        issuer,
+        key_path: opts.pki.issuers[issuer].pubPath,
+        client_identities: opts.clientIdentities?.[issuer] ?? [],
+      })),
     },
     sessions: { stop_grace_period: '2s' },
     // Far above what any test does unless it sets its own: a test about

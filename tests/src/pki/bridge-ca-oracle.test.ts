@@ -505,7 +505,7 @@ describe.each(['ecdsa-p384', 'rsa-4096'] as const)('bridge-ca with %s', (keyType
       const { payload, protectedHeader } = await jwtVerify(token, publicKey, {
         issuer: 'prd-manager',
         audience: 'bridge',
-        typ: 'bridge+jwt',
+        typ: 'JWT',
         algorithms: ['EdDSA'],
       });
       const jwk = JSON.parse(await readFile(f('jwt.jwk.json'), 'utf8')) as Record<string, string>;
@@ -513,7 +513,7 @@ describe.each(['ecdsa-p384', 'rsa-4096'] as const)('bridge-ca with %s', (keyType
       expect(jwk.kid).toBe(
         await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: jwk.x as string }),
       );
-      expect(protectedHeader).toEqual({ alg: 'EdDSA', typ: 'bridge+jwt', kid: jwk.kid });
+      expect(protectedHeader).toEqual({ alg: 'EdDSA', typ: 'JWT', kid: jwk.kid });
       expect(payload).toMatchObject({
         sub: 'prd-manager/worker-1',
         project_id: 'proj-42',

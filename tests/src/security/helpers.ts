@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Metadata, ServiceError } from '@grpc/grpc-js';
 import { beforeAll, expect } from 'vitest';
 import {
+  type AuditLine,
   type BridgeOptions,
   call,
   type DaemonFixture,
@@ -93,4 +94,19 @@ export function expectNoSecret(text: string, secrets: readonly string[]): void {
       if (part.length >= 12) expect(text).not.toContain(part);
     }
   }
+}
+
+/**
+ * The audit records written since `mark` are exactly one: the refusal of
+ * a `method` call with `reason`. Returns it for further checks.
+ */
+export function expectCallDenied(
+  w: DaemonFixture,
+  mark: number,
+  method: string,
+  reason: string,
+): AuditLine {
+  const records = w.daemon.audit.since(mark);
+  expect(records).toMatchObject([{ kind: 'call', method, outcome: 'deny', reason }]);
+  return records[0]!;
 }

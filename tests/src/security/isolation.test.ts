@@ -1,5 +1,5 @@
 /**
- * A project only ever sees its own sessions. Another
+ * Catalogue row J11: a project only ever sees its own sessions. Another
  * project's session answers NOT_FOUND exactly like a session that does not
  * exist, and a foreign call changes nothing.
  */
@@ -8,7 +8,14 @@ import { type BridgeServiceClient, EventType, SessionStatus } from '@agent-bridg
 import type { Metadata } from '@grpc/grpc-js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, collect, STREAM_WAIT_MS, status, streamEvents, within } from '../harness/index.js';
-import { expectUnchanged, outcome, type Rejection, snapshot, useWorld } from './helpers.js';
+import {
+  expectCallDenied,
+  expectUnchanged,
+  outcome,
+  type Rejection,
+  snapshot,
+  useWorld,
+} from './helpers.js';
 
 const w = useWorld({ project: 'alpha' }); // w.ref is alpha's session
 let mdB: Metadata;
@@ -50,35 +57,53 @@ function streamOutcome(
   );
 }
 
-type Rpc = [string, (c: BridgeServiceClient, id: string, md: Metadata) => Promise<Rejection>];
+type Rpc = [
+  label: string,
+  method: string,
+  rpc: (c: BridgeServiceClient, id: string, md: Metadata) => Promise<Rejection>,
+];
 const rpcs: Rpc[] = [
-  ['GetSession', (c, id, md) => outcome(call(c, (x) => x.getSession, { sessionId: id }, md))],
   [
+    'GetSession',
+    'GetSession',
+    (c, id, md) => outcome(call(c, (x) => x.getSession, { sessionId: id }, md)),
+  ],
+  [
+    'StopSession',
     'StopSession',
     (c, id, md) => outcome(call(c, (x) => x.stopSession, { sessionId: id, force: true }, md)),
   ],
   [
+    'SendInput',
     'SendInput',
     (c, id, md) =>
       outcome(
         call(c, (x) => x.sendInput, { sessionId: id, text: 'from beta', idempotencyKey: 'k1' }, md),
       ),
   ],
-  ['InterruptTurn', (c, id, md) => outcome(call(c, (x) => x.interruptTurn, { sessionId: id }, md))],
   [
+    'InterruptTurn',
+    'InterruptTurn',
+    (c, id, md) => outcome(call(c, (x) => x.interruptTurn, { sessionId: id }, md)),
+  ],
+  [
+    'AckEvents',
     'AckEvents',
     (c, id, md) =>
       outcome(call(c, (x) => x.ackEvents, { sessionId: id, subscriberId: 'spy', ackSeq: 2n }, md)),
   ],
   [
     'StreamEvents',
+    'StreamEvents',
     (c, id, md) => streamOutcome(streamEvents(c, { sessionId: id, subscriberId: 'spy' }, md)),
   ],
   [
     'StreamEvents (after_seq 0)',
+    'StreamEvents',
     (c, id, md) => streamOutcome(streamEvents(c, { sessionId: id, afterSeq: 0n }, md)),
   ],
   [
+    'StreamEventBatches',
     'StreamEventBatches',
     (c, id, md) => streamOutcome(c.streamEventBatches({ sessionId: id, subscriberId: '' }, md)),
   ],
@@ -86,12 +111,32 @@ const rpcs: Rpc[] = [
 
 describe('another project’s session is indistinguishable from a missing one', () => {
   it.each(rpcs)(
-    '%s with a beta token on an alpha session → NOT_FOUND, same message shape',
-    async (_n, rpc) => {
+    'J11 %s with a beta token on an alpha session → NOT_FOUND, same message shape; the audit record tells them apart',
+    async (_n, method, rpc) => {
       const before = await snapshot(w);
+      const mark = w.daemon.audit.mark();
       const foreign = await rpc(w.client, w.ref, mdB);
       const missingId = randomUUID();
       const missing = await rpc(w.client, missingId, mdB);
+      expect(w.daemon.audit.since(mark)).toMatchObject([
+        {
+          kind: 'call',
+          method,
+          outcome: 'deny',
+          reason: 'session_of_other_project',
+          session_id: w.ref,
+          project_id: 'beta',
+          sub: 'tester',
+        },
+        {
+          kind: 'call',
+          method,
+          outcome: 'deny',
+          reason: 'session_not_found',
+          session_id: missingId,
+          project_id: 'beta',
+        },
+      ]);
       expect(foreign.code).toBe(status.NOT_FOUND);
       expect(missing.code).toBe(status.NOT_FOUND);
       expect(foreign.details.replaceAll(w.ref, '<id>')).toBe(
@@ -155,7 +200,8 @@ describe('listing and starting across projects', () => {
     expect(alpha.sessions.map((s) => s.sessionId)).toEqual([w.ref]);
   });
 
-  it('ListSessions with the beta token and project_id alpha → PERMISSION_DENIED', async () => {
+  it('J11 ListSessions with the beta token and project_id alpha → PERMISSION_DENIED', async () => {
+    const mark = w.daemon.audit.mark();
     const r = await outcome(
       call(
         w.client,
@@ -165,12 +211,14 @@ describe('listing and starting across projects', () => {
       ),
     );
     expect(r.code).toBe(status.PERMISSION_DENIED);
+    expectCallDenied(w, mark, 'ListSessions', 'project_mismatch');
   });
 
-  it('StartSession with project_id alpha and a beta token → PERMISSION_DENIED, nothing started', async () => {
+  it('J11 StartSession with project_id alpha and a beta token → PERMISSION_DENIED, nothing started', async () => {
     const before = await snapshot(w);
     const beforeB = await snapshot(w, mdB);
     const sessionId = randomUUID();
+    const mark = w.daemon.audit.mark();
     const r = await outcome(
       call(
         w.client,
@@ -180,14 +228,16 @@ describe('listing and starting across projects', () => {
       ),
     );
     expect(r.code).toBe(status.PERMISSION_DENIED);
+    expectCallDenied(w, mark, 'StartSession', 'project_mismatch');
     await expectUnchanged(w, before);
     expect(await snapshot(w, mdB)).toEqual(beforeB);
     const ghost = await outcome(call(w.client, (c) => c.getSession, { sessionId }, mdB));
     expect(ghost.code).toBe(status.NOT_FOUND);
   });
 
-  it('StartSession with an empty project_id → INVALID_ARGUMENT, nothing started', async () => {
+  it('J11 StartSession with an empty project_id → INVALID_ARGUMENT, nothing started', async () => {
     const before = await snapshot(w);
+    const mark = w.daemon.audit.mark();
     const r = await outcome(
       call(
         w.client,
@@ -203,14 +253,16 @@ describe('listing and starting across projects', () => {
       ),
     );
     expect(r.code).toBe(status.INVALID_ARGUMENT);
+    expectCallDenied(w, mark, 'StartSession', 'project_id_missing');
     await expectUnchanged(w, before);
   });
 
-  it('StartSession by beta reusing alpha’s session id never hands out alpha’s session', async () => {
+  it('J11 StartSession by beta reusing alpha’s session id never hands out alpha’s session', async () => {
     // Session ids are global, so the id is taken: the contract says ALREADY_EXISTS
     // ("session_id is in use ... with different parameters"). What must never
     // happen is an OK carrying alpha's session, or a second process.
     const before = await snapshot(w);
+    const mark = w.daemon.audit.mark();
     const r = await outcome(
       call(
         w.client,
@@ -227,6 +279,7 @@ describe('listing and starting across projects', () => {
     );
     expect(r.code).toBe(status.ALREADY_EXISTS);
     expect(r.details).not.toMatch(/alpha/);
+    expectCallDenied(w, mark, 'StartSession', 'session_id_in_use');
     await expectUnchanged(w, before);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Session limits under concurrency, and the config keys that bound abuse:
+ * Catalogue rows D1 and R1 at configured limits: session limits under
+ * concurrency, and the config keys that bound abuse:
  * `sessions.max_per_project`, `sessions.max_global` and
- * `input.max_size_bytes` are honoured exactly.
+ * `input.max_size_bytes` are honoured exactly, each refusal audited.
  */
 import { randomUUID } from 'node:crypto';
 import { EventType, SessionStatus } from '@agent-bridge/proto';
@@ -61,20 +62,26 @@ async function listIds(project: string, running = true): Promise<string[]> {
 }
 
 describe('session limits under concurrency', () => {
-  it(`100 concurrent starts for one project: exactly ${PER_PROJECT} succeed, the rest RESOURCE_EXHAUSTED`, async () => {
+  it(`D1 100 concurrent starts for one project: exactly ${PER_PROJECT} succeed, the rest RESOURCE_EXHAUSTED`, async () => {
+    const mark = bridge.daemon.audit.mark();
     const results = await Promise.all(Array.from({ length: 100 }, () => startFor('p1')));
     const ok = results.filter((r) => r.code === 'ok');
     const exhausted = results.filter((r) => r.code === status.RESOURCE_EXHAUSTED);
     expect(ok).toHaveLength(PER_PROJECT);
     expect(exhausted).toHaveLength(100 - PER_PROJECT);
     for (const r of exhausted) expect(r.details).toMatch(/limit 3/);
+    const calls = bridge.daemon.audit.since(mark).filter((r) => r.kind === 'call');
+    expect(calls.filter((r) => r.outcome === 'allow')).toHaveLength(PER_PROJECT);
+    const denied = calls.filter((r) => r.outcome === 'deny');
+    expect(denied).toHaveLength(100 - PER_PROJECT);
+    expect(new Set(denied.map((r) => r.reason))).toEqual(new Set(['project_session_limit']));
     live.p1 = ok.map((r) => r.sessionId).sort();
     expect(await listIds('p1')).toEqual(live.p1);
     expect(await listIds('p1', false)).toEqual(live.p1); // no half-made sessions retained
     expect(children()).toBe(PER_PROJECT);
   });
 
-  it('20 concurrent identical retries at the limit return the existing session and spawn nothing', async () => {
+  it('D1 20 concurrent identical retries at the limit return the existing session and spawn nothing', async () => {
     const id = live.p1[0]!;
     const results = await Promise.all(Array.from({ length: 20 }, () => startFor('p1', id)));
     expect(results.map((r) => r.code)).toEqual(Array(20).fill('ok'));
@@ -82,7 +89,7 @@ describe('session limits under concurrency', () => {
     expect(await listIds('p1')).toEqual(live.p1);
   });
 
-  it(`another project starts ${GLOBAL - PER_PROJECT} more, then the global limit hits everyone`, async () => {
+  it(`D1 another project starts ${GLOBAL - PER_PROJECT} more, then the global limit hits everyone`, async () => {
     const results = await Promise.all(Array.from({ length: 30 }, () => startFor('p2')));
     const ok = results.filter((r) => r.code === 'ok');
     expect(ok).toHaveLength(GLOBAL - PER_PROJECT);
@@ -92,15 +99,19 @@ describe('session limits under concurrency', () => {
     expect(children()).toBe(GLOBAL);
 
     const p2again = await startFor('p2');
+    const mark = bridge.daemon.audit.mark();
     const p3 = await startFor('p3');
     expect(p2again.code).toBe(status.RESOURCE_EXHAUSTED);
     expect(p3.code).toBe(status.RESOURCE_EXHAUSTED);
+    expect(bridge.daemon.audit.since(mark)).toMatchObject([
+      { kind: 'call', method: 'StartSession', outcome: 'deny', reason: 'global_session_limit' },
+    ]);
     expect(p3.details).toMatch(/limit 5/);
     expect(await listIds('p3', false)).toEqual([]);
     expect(children()).toBe(GLOBAL);
   });
 
-  it('stopping one session frees exactly one slot', async () => {
+  it('D1 stopping one session frees exactly one slot', async () => {
     const victim = live.p1.pop()!;
     await bridge.call((c) => c.stopSession, { sessionId: victim, force: false }, md.p1!);
     await waitFor(`${GLOBAL - 1} agents`, () => children() === GLOBAL - 1);
@@ -115,7 +126,7 @@ describe('session limits under concurrency', () => {
   });
 });
 
-describe('input.max_size_bytes is honoured (1024 here)', () => {
+describe('R1 input.max_size_bytes is honoured (1024 here)', () => {
   const cases: [string, string, boolean][] = [
     ['1024 × "a"', 'a'.repeat(1024), true],
     ['1025 × "a"', 'a'.repeat(1025), false],
@@ -123,12 +134,14 @@ describe('input.max_size_bytes is honoured (1024 here)', () => {
     ['341 × "€" + "é" = 1025 B', `${'€'.repeat(341)}é`, false],
     ['2000 × "a" (under the default, over the configured limit)', 'a'.repeat(2000), false],
   ];
-  it.each(cases)('%s', async (_name, text, ok) => {
+  it.each(cases)('R1 %s', async (_name, text, ok) => {
     const sessionId = live.p1[0]!;
     const seq0 = (await bridge.call((c) => c.getSession, { sessionId }, md.p1!)).lastSeq;
+    const mark = bridge.daemon.audit.mark();
     const r = await outcome(
       bridge.call((c) => c.sendInput, { sessionId, text, idempotencyKey: '' }, md.p1!),
     );
+    const record = bridge.daemon.audit.since(mark);
     const seq1 = (await bridge.call((c) => c.getSession, { sessionId }, md.p1!)).lastSeq;
     if (ok) {
       expect(r.code).toBe('ok');
@@ -141,6 +154,9 @@ describe('input.max_size_bytes is honoured (1024 here)', () => {
     } else {
       expect(r.code).toBe(status.INVALID_ARGUMENT);
       expect(r.details).toMatch(/1024/);
+      expect(record).toMatchObject([
+        { kind: 'call', method: 'SendInput', outcome: 'deny', reason: 'input_too_large' },
+      ]);
       expect(seq1).toBe(seq0);
     }
   });

@@ -20,7 +20,7 @@ import { optionalString, requiredString } from '../private/option-values.js';
  */
 const MAX_TTL_MS = 5 * 60_000;
 
-const JWT_TYPE = 'bridge+jwt';
+const JWT_TYPE = 'JWT';
 
 export const jwtMintCommand: Command = {
   name: 'jwt-mint',

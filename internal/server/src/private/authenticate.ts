@@ -1,49 +1,58 @@
-import type { PeerCertificate } from 'node:tls';
 import { AuthError, bearerToken, type JwtVerifier, type VerifiedCaller } from '@agent-bridge/auth';
+import { type Caller, exhausted } from '@agent-bridge/bridge';
 import type { Metadata } from '@grpc/grpc-js';
-import type { Logger } from 'pino';
+import type { CallLimits } from './call-limits.js';
+import type { PeerIdentity } from './peer-identity.js';
 
-export interface AuthedCall {
-  metadata: Metadata;
-  getAuthContext(): { sslPeerCertificate?: PeerCertificate };
-  getPeer(): string;
+/** An authenticated caller, and until when its token holds. */
+export interface Authenticated {
+  caller: Caller;
+  /** Token expiry plus the accepted clock skew, ms since the epoch. */
+  validUntil: number;
 }
 
 /**
- * Authenticates one call: the bearer token in `authorization`, checked
- * against the client certificate of the connection when the token is bound
- * to one. Every decision is audited; denials never log the token.
+ * Authenticates one call: the bearer token in `authorization`, verified
+ * against the connection's client certificate (binding and the issuer's
+ * allowed identities). A certificate that has spent its failed-auth
+ * allowance is refused before its token is looked at, so guessing costs
+ * the guesser, not the daemon. Never logs or returns the token.
  */
 export async function authenticate(
   verifier: JwtVerifier,
-  call: AuthedCall,
-  method: string,
-  audit: Logger,
-): Promise<VerifiedCaller> {
-  const cert = call.getAuthContext().sslPeerCertificate;
-  const peer = {
-    addr: call.getPeer(),
-    certSerial: cert?.serialNumber,
-    certSubject: cert?.subject?.CN,
-  };
-  try {
-    if (!cert?.raw) throw new AuthError('no client certificate on the connection');
-    const caller = await verifier.verify(bearerToken(call.metadata.get('authorization')), cert.raw);
-    audit.debug(
-      {
-        audit: 'auth',
-        decision: 'allow',
-        method,
-        sub: caller.subject,
-        projectId: caller.projectId,
-        ...peer,
-      },
-      'call authenticated',
+  limits: CallLimits,
+  metadata: Metadata,
+  peer: PeerIdentity,
+): Promise<Authenticated> {
+  if (!peer.der)
+    throw new AuthError('no_client_certificate', 'no client certificate on the connection');
+  const certKey = peer.audit.certFingerprint ?? '';
+  const wait = limits.failedAuth.peek(certKey);
+  if (wait > 0) {
+    throw exhausted(
+      `too many failed authentications from this client certificate; retry in ${Math.ceil(wait / 1000)}s`,
+      'rate_limited_failed_auth',
+      wait,
     );
-    return caller;
-  } catch (err) {
-    const reason = err instanceof AuthError ? err.message : 'verification failed';
-    audit.warn({ audit: 'auth', decision: 'deny', method, reason, ...peer }, 'call rejected');
-    throw err instanceof AuthError ? err : new AuthError(reason);
   }
+  let verified: VerifiedCaller;
+  try {
+    verified = await verifier.verify(bearerToken(metadata.get('authorization')), {
+      der: peer.der,
+      identities: peer.identities,
+    });
+  } catch (err) {
+    limits.failedAuth.take(certKey);
+    throw err instanceof AuthError
+      ? err
+      : new AuthError('token_malformed', 'bearer token is invalid');
+  }
+  return {
+    caller: {
+      projectId: verified.projectId,
+      subject: verified.subject,
+      identity: { ...peer.audit, iss: verified.issuer, sub: verified.subject },
+    },
+    validUntil: verified.validUntil,
+  };
 }

@@ -51,7 +51,7 @@ describe('TokenSource', () => {
     expect(payload.jti).toMatch(/^[0-9a-f-]{36}$/);
     expect(decodeProtectedHeader(token)).toEqual({
       alg: 'EdDSA',
-      typ: 'bridge+jwt',
+      typ: 'JWT',
       kid: await calculateJwkThumbprint(await exportJWK(publicKey)),
     });
   });

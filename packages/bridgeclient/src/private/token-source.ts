@@ -13,8 +13,8 @@ export interface TokenClaims {
   keyId?: string | undefined;
 }
 
-/** The `typ` of our tokens, as `bridge-ca jwt-mint` writes it. */
-const TOKEN_TYPE = 'bridge+jwt';
+/** The `typ` of our tokens (the daemon accepts JWT or none), as `bridge-ca jwt-mint` writes it. */
+const TOKEN_TYPE = 'JWT';
 
 /**
  * Mints the bearer tokens of one client: signed locally with its Ed25519
@@ -46,6 +46,15 @@ export class TokenSource {
       );
     }
     if (claims.ttlMs < 2000) throw new TypeError('jwt.ttl must be at least 2s');
+  }
+
+  /**
+   * Forgets the cached token, so the next call mints a fresh one: the
+   * daemon ended a stream because the token that opened it expired, which
+   * a client whose clock runs behind the daemon's may not have seen coming.
+   */
+  renew(): void {
+    this.current = undefined;
   }
 
   /** A valid token: the cached one, or a fresh one once the cached is due for renewal. */
