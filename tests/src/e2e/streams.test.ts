@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { EventType, type SessionEvent } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
 import { codeOf, collect, status, useDaemon, waitFor, watchEvents } from '../harness/index.js';
@@ -16,6 +17,8 @@ const input = (sessionId: string, text: string) =>
 const get = (sessionId: string) => bridge.call((c) => c.getSession, { sessionId });
 const seqs = (events: SessionEvent[]) => events.map((e) => Number(e.seq));
 const contiguous = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+const rssKiB = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 
 describe('replay, live tail and resume', () => {
   it('replays then tails live without a gap or a duplicate while input keeps arriving', async () => {
@@ -139,12 +142,19 @@ describe('overflow', () => {
     expect(Number(c2.events[1]?.seq)).toBe(oldest);
   });
 
-  it('a reader that never reads while the child floods: the ring stays bounded, the daemon keeps answering, the reader learns the exact gap', async () => {
+  it('D6 a reader that never reads while the child floods: the ring stays bounded, the daemon keeps answering and its memory flat, the reader learns the exact gap', async () => {
     const id = await start('flood');
     const stream = bridge.stream({ sessionId: id, afterSeq: 0n });
     const reader = watchEvents(stream);
     stream.pause();
     // Let the flood push far more than the ring and any transport buffer can hold.
+    await waitFor(
+      'the flood to pass seq 100000',
+      async () => Number((await get(id)).lastSeq) > 100_000,
+      60_000,
+      200,
+    );
+    const rssHalfway = rssKiB(bridge.daemon.pid);
     await waitFor(
       'the flood to pass seq 200000',
       async () => Number((await get(id)).lastSeq) > 200_000,
@@ -153,6 +163,10 @@ describe('overflow', () => {
     );
     const s = await get(id);
     expect(Number(s.lastSeq) - Number(s.oldestSeq) + 1).toBe(RING);
+    // A loose guard against a leak: the second 100,000 events moved RSS by
+    // less than 64 MiB (garbage the collector has not returned yet moves it
+    // by tens of MiB). The exact proof of "no backlog" is below.
+    expect(rssKiB(bridge.daemon.pid) - rssHalfway).toBeLessThan(64 * 1024);
     // Meanwhile another session's input goes through and is answered.
     const other = await start('echo');
     await input(other, 'still answering');
@@ -198,5 +212,9 @@ describe('overflow', () => {
     // daemon did not keep that backlog for it, only its ring.
     const at = received.findIndex(caughtUp);
     expect(received[at - 1]?.type).toBe(EventType.EVENT_TYPE_BUFFER_OVERFLOW);
+    // Before the gap it got only what the transport's buffers held when it
+    // stalled (HTTP/2 windows of some hundred KiB), not the 200,000 events
+    // that went by: the daemon honoured write() === false and kept no queue.
+    expect(at - 1).toBeLessThan(20_000);
   }, 90_000);
 });

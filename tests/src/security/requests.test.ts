@@ -1,8 +1,9 @@
 /**
- * Request validation: input size, message size, repo_path, session_id,
- * provider and agent_opts. Each bad request gets its exact code and changes
- * nothing; the child never receives rejected input; agents
- * get literal argv and a filtered environment.
+ * Catalogue rows R1–R7, request validation: input size, message size,
+ * repo_path, session_id, provider and agent_opts. Each bad request gets its
+ * exact code, one deny audit record with its reason, and changes nothing;
+ * the child never receives rejected input; agents get literal argv and a
+ * filtered environment.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, collect, descendants, FAKE_AGENT, status, streamEvents } from '../harness/index.js';
-import { expectUnchanged, outcome, snapshot, useWorld } from './helpers.js';
+import { expectCallDenied, expectUnchanged, outcome, snapshot, useWorld } from './helpers.js';
 
 const ARGV_ARGS = ['$(id)', '; rm -rf ~', '`id`', 'two words', '--flag=x y', '*', '|', '\\n'];
 
@@ -77,15 +78,18 @@ const startOutcome = (req: {
     ),
   );
 
-/** Rejected StartSession: exact code, nothing started, no process spawned. */
+/** Rejected StartSession: exact code, audited with `reason`, nothing started, no process spawned. */
 async function expectStartRejected(
   req: Parameters<typeof startOutcome>[0],
   code: number,
+  reason?: string,
 ): Promise<string> {
   const before = await snapshot(w);
+  const mark = w.daemon.audit.mark();
   const r = await startOutcome(req);
   expect(r.code).toBe(code);
   expect(r.details.length).toBeGreaterThan(0);
+  if (reason) expectCallDenied(w, mark, 'StartSession', reason);
   await expectUnchanged(w, before);
   return r.details;
 }
@@ -111,7 +115,7 @@ async function quiet(sessionId: string): Promise<void> {
   await eventsAfter(sessionId, seq0, (e) => e.text === `echo: ${marker}`);
 }
 
-describe('input size at the byte limit (65536 bytes of UTF-8)', () => {
+describe('R1 input size at the byte limit (65536 bytes of UTF-8)', () => {
   const euro = '€'; // 3 bytes
   const cases: [string, string, boolean][] = [
     ['65536 × "a"', 'a'.repeat(65_536), true],
@@ -124,13 +128,16 @@ describe('input size at the byte limit (65536 bytes of UTF-8)', () => {
     ['empty text', '', false],
   ];
 
-  it.each(cases)('%s', async (_name, text, ok) => {
+  it.each(cases)('R1 %s', async (_name, text, ok) => {
     expect(Buffer.byteLength(text, 'utf8') <= 65_536 && text.length > 0).toBe(ok);
     await quiet(echo);
     const seq0 = await lastSeq(echo);
+    const mark = w.daemon.audit.mark();
     const r = await outcome(
       call(w.client, (c) => c.sendInput, { sessionId: echo, text, idempotencyKey: '' }, w.md),
     );
+    const reason = text === '' ? 'input_empty' : 'input_too_large';
+    if (!ok) expectCallDenied(w, mark, 'SendInput', reason);
     if (ok) {
       expect(r.code).toBe('ok');
       const events = await eventsAfter(
@@ -163,23 +170,30 @@ describe('input size at the byte limit (65536 bytes of UTF-8)', () => {
 
   it.each([
     [
-      'idempotency_key over 128 bytes → INVALID_ARGUMENT, nothing written',
+      'R1 idempotency_key over 128 bytes → INVALID_ARGUMENT, nothing written',
       { text: 'hi', idempotencyKey: 'k'.repeat(129) },
       status.INVALID_ARGUMENT,
+      'idempotency_key_too_long',
     ],
     [
-      'a 5 MiB message → RESOURCE_EXHAUSTED (gRPC receive limit), nothing written',
+      // grpc-js refuses it before any handler runs, so the daemon never
+      // learns who sent it: there is no audit record to write.
+      'R2 a 5 MiB message → RESOURCE_EXHAUSTED (gRPC receive limit), nothing written, nothing audited',
       { text: 'x'.repeat(5 * 1024 * 1024), idempotencyKey: '' },
       status.RESOURCE_EXHAUSTED,
+      undefined,
     ],
-  ])('%s', async (_name, input, code) => {
+  ])('%s', async (_name, input, code, reason) => {
     await quiet(echo);
     const before = await snapshot(w);
     const seq0 = await lastSeq(echo);
+    const mark = w.daemon.audit.mark();
     const r = await outcome(
       call(w.client, (c) => c.sendInput, { sessionId: echo, ...input }, w.md),
     );
     expect(r.code).toBe(code);
+    if (reason) expectCallDenied(w, mark, 'SendInput', reason);
+    else expect(w.daemon.audit.since(mark)).toEqual([]);
     expect(await lastSeq(echo)).toBe(seq0);
     await expectUnchanged(w, before);
   });
@@ -246,7 +260,7 @@ describe('repo_path', () => {
   });
 });
 
-describe('session_id', () => {
+describe('R5 session_id', () => {
   const u = () => randomUUID();
   const bad: [string, () => string][] = [
     ['not a UUID', () => 'abc'],
@@ -258,21 +272,29 @@ describe('session_id', () => {
     ['trailing newline', () => `${u()}\n`],
     ['path traversal', () => `../${u()}`],
   ];
-  it.each(bad)('StartSession with session_id %s → INVALID_ARGUMENT', async (_name, id) => {
-    await expectStartRejected({ sessionId: id() }, status.INVALID_ARGUMENT);
+  it.each(bad)('R5 StartSession with session_id %s → INVALID_ARGUMENT', async (_name, id) => {
+    await expectStartRejected({ sessionId: id() }, status.INVALID_ARGUMENT, 'session_id_invalid');
   });
-  it.each(bad)('GetSession and SendInput with session_id %s → INVALID_ARGUMENT', async (_n, id) => {
-    const sessionId = id();
-    const before = await snapshot(w);
-    const g = await outcome(call(w.client, (c) => c.getSession, { sessionId }, w.md));
-    const s = await outcome(
-      call(w.client, (c) => c.sendInput, { sessionId, text: 'x', idempotencyKey: '' }, w.md),
-    );
-    expect([g.code, s.code]).toEqual([status.INVALID_ARGUMENT, status.INVALID_ARGUMENT]);
-    await expectUnchanged(w, before);
-  });
+  it.each(bad)(
+    'R5 GetSession and SendInput with session_id %s → INVALID_ARGUMENT',
+    async (_n, id) => {
+      const sessionId = id();
+      const before = await snapshot(w);
+      const mark = w.daemon.audit.mark();
+      const g = await outcome(call(w.client, (c) => c.getSession, { sessionId }, w.md));
+      const s = await outcome(
+        call(w.client, (c) => c.sendInput, { sessionId, text: 'x', idempotencyKey: '' }, w.md),
+      );
+      expect([g.code, s.code]).toEqual([status.INVALID_ARGUMENT, status.INVALID_ARGUMENT]);
+      expect(w.daemon.audit.since(mark)).toMatchObject([
+        { kind: 'call', method: 'GetSession', outcome: 'deny', reason: 'session_id_invalid' },
+        { kind: 'call', method: 'SendInput', outcome: 'deny', reason: 'session_id_invalid' },
+      ]);
+      await expectUnchanged(w, before);
+    },
+  );
 
-  it('same id: identical retry returns the session; other params → ALREADY_EXISTS; also once ended', async () => {
+  it('R5 same id: identical retry returns the session; other params → ALREADY_EXISTS; also once ended', async () => {
     const sessionId = await start();
     const pid = (await call(w.client, (c) => c.getSession, { sessionId }, w.md)).pid;
     let before = await snapshot(w);
@@ -284,7 +306,11 @@ describe('session_id', () => {
       { repoPath: join(repos, 'app2') },
       { agentOpts: { model: 'x' } },
     ]) {
-      await expectStartRejected({ sessionId, ...other }, status.ALREADY_EXISTS);
+      await expectStartRejected(
+        { sessionId, ...other },
+        status.ALREADY_EXISTS,
+        'session_id_in_use',
+      );
     }
     expect((await call(w.client, (c) => c.getSession, { sessionId }, w.md)).pid).toBe(pid);
 
@@ -299,7 +325,7 @@ describe('session_id', () => {
   });
 });
 
-describe('provider is an exact registry id', () => {
+describe('R6 provider is an exact registry id', () => {
   const cases = [
     'claude; rm -rf ~',
     '../bin/sh',
@@ -316,12 +342,18 @@ describe('provider is an exact registry id', () => {
     'constructor',
     '__proto__',
   ];
-  it.each(cases)('provider %j → INVALID_ARGUMENT, nothing spawned', async (provider) => {
-    await expectStartRejected({ provider }, status.INVALID_ARGUMENT);
+  it.each(cases)('R6 provider %j → INVALID_ARGUMENT, nothing spawned', async (provider) => {
+    const details = await expectStartRejected(
+      { provider },
+      status.INVALID_ARGUMENT,
+      'unknown_provider',
+    );
+    // The message names the configured ones; what was sent is shown only quoted and cut short.
+    expect(details).toMatch(/unknown provider .*configured: mock/);
   });
 });
 
-describe('agent_opts and the child process', () => {
+describe('R7 agent_opts and the child process', () => {
   const opts: Record<string, string>[] = [
     { '--dangerously-skip-permissions': 'true' },
     { '--config': '/etc/shadow' },
@@ -333,13 +365,17 @@ describe('agent_opts and the child process', () => {
     { LD_PRELOAD: '/tmp/evil.so' },
   ];
   it.each(['mock', 'echo'].flatMap((provider) => opts.map((o) => [provider, o] as const)))(
-    '%s with agent_opts %j → INVALID_ARGUMENT, nothing spawned',
+    'R7 %s with agent_opts %j → INVALID_ARGUMENT, nothing spawned',
     async (provider, agentOpts) => {
-      await expectStartRejected({ provider, agentOpts }, status.INVALID_ARGUMENT);
+      await expectStartRejected(
+        { provider, agentOpts },
+        status.INVALID_ARGUMENT,
+        'agent_opts_refused',
+      );
     },
   );
 
-  it('configured args arrive as literal argv; the env has none of the daemon’s secrets', async () => {
+  it('R7 configured args arrive as literal argv; the env has none of the daemon’s secrets', async () => {
     const sessionId = await start({ provider: 'argv' });
     const { events } = await collect(
       streamEvents(w.client, { sessionId, afterSeq: 0n }, w.md),
