@@ -233,12 +233,14 @@ describe('openssl s_client against the listener', () => {
   });
 
   it.skipIf(!hasOpenssl)(
-    '-tls1_3 without a client certificate gets certificate_required (116)',
+    'T2 -tls1_3 without a client certificate: the server closes right after the handshake',
     () => {
+      // Our listener decides after Node's verdict (see tls-listener.ts), so
+      // no certificate_required alert: the same close as every TLS 1.3 refusal.
       const r = sClient(['-tls1_3', '-ign_eof'], undefined);
-      expect(r.out).toMatch(/alert certificate required/);
-      expect(r.out).toMatch(/SSL alert number 116/);
+      expect(r.out).toMatch(/unexpected eof while reading|SSL alert number \d+/);
       expect(r.status).not.toBe(0);
+      expect(r.status).not.toBeNull();
     },
   );
 
