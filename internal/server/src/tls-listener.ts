@@ -100,8 +100,8 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
     } catch {
       // A socket already torn down has no certificate to report.
     }
-    socket.destroy();
     refusals.refused(host, { kind: 'tls', outcome: 'deny', reason, identity, detail });
+    socket.destroy();
   };
 
   server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
