@@ -132,11 +132,11 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       health.setStatus('', 'NOT_SERVING');
       health.setStatus(bridgeServiceName, 'NOT_SERVING');
       watch.close();
-      await tls.close();
+      // Stop accepting now; the listener reports closed once its last connection is gone.
+      const closed = tls.close();
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
           server.forceShutdown();
-          tls.destroyAll();
           resolve();
         }, graceMs);
         server.tryShutdown(() => {
@@ -144,6 +144,8 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
           resolve();
         });
       });
+      tls.destroyAll();
+      await closed;
     },
   };
 }
