@@ -15,7 +15,7 @@ import {
   type ProviderHost,
   SupervisedProcess,
 } from '@agent-bridge/providers';
-import { readTlsFiles } from '@agent-bridge/server';
+import { loadTlsMaterial } from '@agent-bridge/server';
 import { type AuditLog, createAuditLog } from './audit-log.js';
 import { startDaemon } from './daemon.js';
 import { DEV_ISSUER, DEV_PROJECT, defaultAllowedPaths, ensureDevSetup } from './dev-setup.js';
@@ -114,10 +114,10 @@ function load(
   }
 }
 
-function checkConfig(file: string, host: ProviderHost): number {
+async function checkConfig(file: string, host: ProviderHost): Promise<number> {
   try {
     const { config } = load(file, host);
-    readTlsFiles(config.tls);
+    await loadTlsMaterial(config.tls);
     process.stdout.write(
       `${file}: ok (listen ${config.server.listen}, ${Object.keys(config.providers).length} providers, ${config.allowedPaths.length} allowed paths)\n`,
     );
@@ -192,11 +192,14 @@ async function run(file: string, host: ProviderHost, dev: boolean): Promise<numb
       } catch (err) {
         logger.error({ err }, 'cannot reopen the audit log');
       }
-      try {
-        daemon.server.reloadTls();
-      } catch (err) {
-        logger.error({ err }, 'TLS reload failed; keeping the previous material');
-      }
+      daemon.server
+        .reloadTls()
+        .catch((err) =>
+          logger.error(
+            { err },
+            `TLS reload refused, keeping the previous material: ${err.message}`,
+          ),
+        );
     });
   });
 }

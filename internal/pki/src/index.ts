@@ -69,7 +69,14 @@ export { DEFAULT_KEY_TYPE, isKeyType, KEY_TYPES, type KeyType } from './key-type
 export { certificatePems, type PemBlock, singleCertificatePem, splitPem, toPem } from './pem.js';
 export { PkiError, type PkiErrorCode } from './pki-error.js';
 export { type RenewCertOptions, renewCert } from './renew-cert.js';
+export {
+  parseCrlBlocks,
+  type RevocationList,
+  readRevocationLists,
+  revokedInChain,
+} from './revocation-list.js';
 export { isDnsName, parseSans, type SubjectAltNames } from './subject-alt-names.js';
+export { isSelfSigned, leadsToBundle } from './trust-path.js';
 export {
   type Purpose,
   type VerifyChainOptions,

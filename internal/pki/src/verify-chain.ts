@@ -1,8 +1,9 @@
 import * as pkijs from 'pkijs';
 import { EKU } from './certificate-facts.js';
-import { certificatePems, splitPem, toPem } from './pem.js';
+import { certificatePems, toPem } from './pem.js';
 import { PkiError } from './pki-error.js';
 import { x509 } from './private/x509.js';
+import { parseCrlBlocks } from './revocation-list.js';
 
 export type Purpose = 'server' | 'client';
 
@@ -43,7 +44,7 @@ export async function verifyChain(opts: VerifyChainOptions): Promise<VerifyChain
   const intermediates: Parsed[] = [...untrusted];
   for (const item of bundle) ((await isSelfSigned(item.cert)) ? trusted : intermediates).push(item);
   if (trusted.length === 0) return { ok: false, reason: 'the bundle holds no self-signed root CA' };
-  const crls = (opts.crlPems ?? []).flatMap(parseCrls);
+  const crls = (opts.crlPems ?? []).flatMap((text) => parseCrlBlocks(text));
 
   const engine = new pkijs.CertificateChainValidationEngine({
     trustedCerts: trusted.map(toPkijs),
@@ -76,19 +77,6 @@ function parse(pem: string): Parsed {
   } catch {
     throw new PkiError('invalid-input', 'a certificate could not be parsed');
   }
-}
-
-function parseCrls(text: string): x509.X509Crl[] {
-  const blocks = splitPem(text).filter((b) => b.label === 'X509 CRL');
-  if (blocks.length === 0)
-    throw new PkiError('invalid-input', 'a CRL file holds no X509 CRL block');
-  return blocks.map((block) => {
-    try {
-      return new x509.X509Crl(block.der);
-    } catch {
-      throw new PkiError('invalid-input', 'a CRL could not be parsed');
-    }
-  });
 }
 
 function toPkijs(item: Parsed): pkijs.Certificate {

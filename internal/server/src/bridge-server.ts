@@ -1,17 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import type { SecureContextOptions } from 'node:tls';
 import type { JwtVerifier } from '@agent-bridge/auth';
 import { type Audit, type SessionManager, systemClock } from '@agent-bridge/bridge';
 import type { BridgeConfig } from '@agent-bridge/config';
 import { BridgeServiceService, bridgeServiceName } from '@agent-bridge/proto';
-import { Server } from '@grpc/grpc-js';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { createBridgeService } from './bridge-service.js';
 import { createCallLimits } from './private/call-limits.js';
 import { addReflection } from './reflection.js';
-import { StrictServerCredentials } from './strict-credentials.js';
+import { revocationListsResponse } from './revocation-lists.js';
+import { watchTlsFiles } from './tls-file-watch.js';
+import { startTlsListener, type TlsListener } from './tls-listener.js';
+import { loadTlsMaterial } from './tls-material.js';
+
+/** Quiet time after the last change to a TLS file before reloading: editors write in steps. */
+const TLS_WATCH_DEBOUNCE_MS = 300;
 
 export interface BridgeServerOptions {
   config: BridgeConfig;
@@ -27,36 +31,23 @@ export interface BridgeServer {
   /** The bound port (useful with port 0). */
   readonly port: number;
   readonly instanceId: string;
-  /** Re-reads the TLS files (CA bundle, certificate, key, CRLs) for new handshakes. */
-  reloadTls(): void;
+  /**
+   * Re-reads the TLS files (CA bundle, certificate, key, CRLs) as one set
+   * for new handshakes and closes open connections the new CRLs revoke or
+   * the new bundle no longer trusts. A set that fails its checks is refused
+   * (the promise rejects) and the previous material stays.
+   */
+  reloadTls(): Promise<void>;
   /** Marks the daemon not serving, drains calls for up to `graceMs`, then closes. */
   shutdown(graceMs: number): Promise<void>;
-}
-
-/** Reads the TLS material; throws a clear error naming the missing file. */
-export function readTlsFiles(tls: BridgeConfig['tls']): SecureContextOptions {
-  const read = (what: string, path: string) => {
-    if (!path)
-      throw new Error(`tls.${what} is not configured: the daemon never serves without TLS`);
-    try {
-      return readFileSync(path);
-    } catch (err) {
-      throw new Error(`tls.${what}: cannot read ${path} (${(err as NodeJS.ErrnoException).code})`);
-    }
-  };
-  return {
-    ca: read('ca_bundle', tls.caBundle),
-    cert: read('cert', tls.cert),
-    key: read('key', tls.key),
-    ...(tls.crl.length > 0 ? { crl: tls.crl.map((f) => read('crl', f)) } : {}),
-  };
 }
 
 /** Starts the gRPC server: TLS 1.3 mutual TLS only, BridgeService, health and reflection. */
 export async function startBridgeServer(opts: BridgeServerOptions): Promise<BridgeServer> {
   const { config, logger } = opts;
-  const creds = new StrictServerCredentials(readTlsFiles(config.tls));
+  const material = await loadTlsMaterial(config.tls);
   const ageMs = config.server.maxConnectionAgeMs;
+  const idleMs = config.server.maxConnectionIdleMs;
   const server = new Server({
     ...(ageMs > 0
       ? {
@@ -65,11 +56,13 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
           'grpc.max_connection_age_grace_ms': 24 * 3600 * 1000,
         }
       : {}),
+    ...(idleMs > 0 ? { 'grpc.max_connection_idle_ms': idleMs } : {}),
     'grpc.keepalive_time_ms': 60_000,
     'grpc.keepalive_timeout_ms': 20_000,
     'grpc.max_concurrent_streams': 1000,
   });
   const instanceId = randomUUID();
+  let listener: TlsListener | undefined;
   server.addService(
     BridgeServiceService,
     createBridgeService({
@@ -81,30 +74,66 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       version: opts.version,
       instanceId,
       startedAt: new Date(),
+      revocationLists: () => revocationListsResponse(listener?.material().revocationLists ?? []),
     }),
   );
   const health = new HealthImplementation({ '': 'SERVING', [bridgeServiceName]: 'SERVING' });
   health.addToServer(server);
   addReflection(server);
 
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(config.server.listen, creds, (err, p) => (err ? reject(err) : resolve(p))),
-  );
+  // The sockets arrive with TLS done and checked by our listener, so the
+  // HTTP/2 server grpc-js builds for them must not add a TLS layer of its
+  // own: these credentials only mean "speak HTTP/2 on what you are given".
+  // getAuthContext() still sees the TLSSocket and its peer certificate.
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  listener = await startTlsListener({
+    listen: config.server.listen,
+    material,
+    handshakeTimeoutMs: config.server.handshakeTimeoutMs,
+    audit: opts.audit,
+    logger,
+    onConnection: (socket) => injector.injectConnection(socket),
+  });
+  const tls = listener;
   logger.info(
-    { listen: config.server.listen, port, instanceId },
+    { listen: config.server.listen, port: tls.port, instanceId },
     'bridge listening (TLS 1.3, mutual TLS)',
   );
 
+  let reloading: Promise<void> = Promise.resolve();
+  const reload = (why: string, onlyIfChanged: boolean): Promise<void> => {
+    const next = reloading.then(async () => {
+      const m = await loadTlsMaterial(config.tls);
+      if (onlyIfChanged && m.digest === tls.material().digest) return;
+      const closed = tls.apply(m);
+      logger.info(
+        { why, closedConnections: closed, crls: m.revocationLists.length },
+        'TLS material reloaded',
+      );
+    });
+    reloading = next.catch(() => undefined);
+    return next;
+  };
+  const watch = watchTlsFiles(
+    [config.tls.caBundle, config.tls.cert, config.tls.key, ...config.tls.crl],
+    () =>
+      reload('file change', true).catch((err) =>
+        logger.error({ err }, `TLS reload refused, keeping the previous material: ${err.message}`),
+      ),
+    TLS_WATCH_DEBOUNCE_MS,
+    (err) => logger.warn({ err }, 'cannot watch the TLS files; reload them with SIGHUP'),
+  );
+
   return {
-    port,
+    port: tls.port,
     instanceId,
-    reloadTls: () => {
-      creds.reload(readTlsFiles(config.tls));
-      logger.info('TLS material reloaded');
-    },
+    reloadTls: () => reload('SIGHUP', false),
     shutdown: async (graceMs) => {
       health.setStatus('', 'NOT_SERVING');
       health.setStatus(bridgeServiceName, 'NOT_SERVING');
+      watch.close();
+      // Stop accepting now; the listener reports closed once its last connection is gone.
+      const closed = tls.close();
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
           server.forceShutdown();
@@ -115,6 +144,8 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
           resolve();
         });
       });
+      tls.destroyAll();
+      await closed;
     },
   };
 }

@@ -11,6 +11,7 @@ import type {
 import type {
   AckEventsResponse,
   BridgeServiceServer,
+  GetRevocationListsResponse,
   GetSessionResponse,
   HealthResponse,
   InterruptTurnResponse,
@@ -50,6 +51,8 @@ export interface ServiceContext {
   version: string;
   instanceId: string;
   startedAt: Date;
+  /** The CRLs the TLS listener enforces now (GetRevocationLists). */
+  revocationLists(): GetRevocationListsResponse;
 }
 
 /** Events per StreamEventBatches message, and a byte cap well under the 4 MiB message limit. */
@@ -247,6 +250,7 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
       };
     }),
 
+    getRevocationLists: unary('GetRevocationLists', () => ctx.revocationLists()),
     listProviders: unary(
       'ListProviders',
       async (): Promise<ListProvidersResponse> => ({

@@ -47,6 +47,7 @@ describe('descriptor set', () => {
       'AckEvents',
       'Health',
       'ListProviders',
+      'GetRevocationLists',
     ]);
     const kinds = Object.fromEntries(svc!.methods.map((m) => [m.name, m.methodKind]));
     expect(kinds.StreamEvents).toBe('server_streaming');

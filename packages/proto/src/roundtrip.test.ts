@@ -46,7 +46,7 @@ function scalarValue(t: ScalarType, seed: number): unknown {
     case ScalarType.BOOL:
       return true;
     case ScalarType.BYTES:
-      return new Uint8Array([1, 2, seed & 0xff]);
+      return Buffer.from([1, 2, seed & 0xff]); // the generated code decodes bytes as Buffer
     case ScalarType.UINT64:
     case ScalarType.FIXED64:
       return 18_446_744_073_709_551_000n + BigInt(seed);

@@ -13,6 +13,8 @@ import { mintToken, type TokenOptions } from './tokens.js';
 export interface BridgeOptions extends Omit<DaemonOptions, 'pki'> {
   /** The project of the default token (`token`, `md`); "alpha" unless given. */
   project?: string;
+  /** A PKI made beforehand (to write files signed by its CA into the config); a fresh one otherwise. */
+  pki?: TestPki;
 }
 
 /** A running daemon with a fresh test PKI, a connected client and a token. */
@@ -55,8 +57,8 @@ export interface Bridge {
 
 /** Creates a test PKI, starts the daemon, connects a client and mints a token. */
 export async function startBridge(opts: BridgeOptions = {}): Promise<Bridge> {
-  const { project = 'alpha', ...daemonOpts } = opts;
-  const pki = await createTestPki();
+  const { project = 'alpha', pki: given, ...daemonOpts } = opts;
+  const pki = given ?? (await createTestPki());
   const daemon = await startDaemon({ ...daemonOpts, pki });
   const client = connect({ port: daemon.port, caPem: pki.ca.certPem, client: pki.client });
   const mint = (o: Partial<TokenOptions> = {}) =>

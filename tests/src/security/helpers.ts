@@ -25,7 +25,7 @@ export interface World extends DaemonFixture {
  * `useDaemon` plus one reference session: a `beforeAll` starts a running
  * mock session of the default project after the daemon is up.
  */
-export function useWorld(opts: BridgeOptions = {}): World {
+export function useWorld(opts: BridgeOptions | ((scratch: string) => BridgeOptions) = {}): World {
   const d = useDaemon(opts);
   const ref = randomUUID();
   beforeAll(async () => {

@@ -19,8 +19,18 @@ export interface PeerCall {
 
 /** The peer of `call` as its TLS connection established it. */
 export function peerIdentity(call: PeerCall): PeerIdentity {
-  const cert = call.getAuthContext().sslPeerCertificate;
-  const peer = call.getPeer();
+  return certificatePeerIdentity(call.getAuthContext().sslPeerCertificate, call.getPeer());
+}
+
+/**
+ * The identity a certificate gives a peer at `peer` (address:port): the
+ * same fields for a call's records as for the listener's `tls` and
+ * `connection` records, so they can be joined.
+ */
+export function certificatePeerIdentity(
+  cert: PeerCertificate | undefined,
+  peer: string,
+): PeerIdentity {
   if (!cert?.raw) return { der: undefined, identities: [], audit: { peer } };
   const identities = certificateIdentities(cert);
   return {

@@ -598,6 +598,33 @@ export interface ProviderHealth {
   error: string;
 }
 
+export interface GetRevocationListsRequest {
+}
+
+export interface GetRevocationListsResponse {
+  /** In the order of `tls.crl` in the daemon's configuration. */
+  lists: RevocationList[];
+}
+
+/** RevocationList is one CRL as the daemon loaded it. */
+export interface RevocationList {
+  /** The issuer's distinguished name, e.g. "CN=ai-agent-bridge". */
+  issuer: string;
+  thisUpdate:
+    | Date
+    | undefined;
+  /** Unset when the CRL has no nextUpdate. */
+  nextUpdate:
+    | Date
+    | undefined;
+  /** How many certificates it revokes. */
+  revokedCount: number;
+  /** The CRL number (RFC 5280 §5.2.3) in decimal; empty when absent. */
+  crlNumber: string;
+  /** The signed CRL exactly as loaded (DER), to verify independently. */
+  der: Buffer;
+}
+
 export interface ListProvidersRequest {
 }
 
@@ -3232,6 +3259,299 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
   },
 };
 
+function createBaseGetRevocationListsRequest(): GetRevocationListsRequest {
+  return {};
+}
+
+export const GetRevocationListsRequest: MessageFns<GetRevocationListsRequest> = {
+  encode(_: GetRevocationListsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetRevocationListsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetRevocationListsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetRevocationListsRequest {
+    return {};
+  },
+
+  toJSON(_: GetRevocationListsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetRevocationListsRequest>, I>>(base?: I): GetRevocationListsRequest {
+    return GetRevocationListsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetRevocationListsRequest>, I>>(_: I): GetRevocationListsRequest {
+    const message = createBaseGetRevocationListsRequest();
+    return message;
+  },
+};
+
+function createBaseGetRevocationListsResponse(): GetRevocationListsResponse {
+  return { lists: [] };
+}
+
+export const GetRevocationListsResponse: MessageFns<GetRevocationListsResponse> = {
+  encode(message: GetRevocationListsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.lists) {
+      RevocationList.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetRevocationListsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetRevocationListsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lists.push(RevocationList.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetRevocationListsResponse {
+    return {
+      lists: globalThis.Array.isArray(object?.lists) ? object.lists.map((e: any) => RevocationList.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: GetRevocationListsResponse): unknown {
+    const obj: any = {};
+    if (message.lists?.length) {
+      obj.lists = message.lists.map((e) => RevocationList.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetRevocationListsResponse>, I>>(base?: I): GetRevocationListsResponse {
+    return GetRevocationListsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetRevocationListsResponse>, I>>(object: I): GetRevocationListsResponse {
+    const message = createBaseGetRevocationListsResponse();
+    message.lists = object.lists?.map((e) => RevocationList.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRevocationList(): RevocationList {
+  return {
+    issuer: "",
+    thisUpdate: undefined,
+    nextUpdate: undefined,
+    revokedCount: 0,
+    crlNumber: "",
+    der: Buffer.alloc(0),
+  };
+}
+
+export const RevocationList: MessageFns<RevocationList> = {
+  encode(message: RevocationList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.issuer !== "") {
+      writer.uint32(10).string(message.issuer);
+    }
+    if (message.thisUpdate !== undefined) {
+      Timestamp.encode(toTimestamp(message.thisUpdate), writer.uint32(18).fork()).join();
+    }
+    if (message.nextUpdate !== undefined) {
+      Timestamp.encode(toTimestamp(message.nextUpdate), writer.uint32(26).fork()).join();
+    }
+    if (message.revokedCount !== 0) {
+      writer.uint32(32).uint32(message.revokedCount);
+    }
+    if (message.crlNumber !== "") {
+      writer.uint32(42).string(message.crlNumber);
+    }
+    if (message.der.length !== 0) {
+      writer.uint32(50).bytes(message.der);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevocationList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevocationList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.issuer = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.thisUpdate = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nextUpdate = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.revokedCount = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.crlNumber = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.der = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevocationList {
+    return {
+      issuer: isSet(object.issuer) ? globalThis.String(object.issuer) : "",
+      thisUpdate: isSet(object.thisUpdate)
+        ? fromJsonTimestamp(object.thisUpdate)
+        : isSet(object.this_update)
+        ? fromJsonTimestamp(object.this_update)
+        : undefined,
+      nextUpdate: isSet(object.nextUpdate)
+        ? fromJsonTimestamp(object.nextUpdate)
+        : isSet(object.next_update)
+        ? fromJsonTimestamp(object.next_update)
+        : undefined,
+      revokedCount: isSet(object.revokedCount)
+        ? globalThis.Number(object.revokedCount)
+        : isSet(object.revoked_count)
+        ? globalThis.Number(object.revoked_count)
+        : 0,
+      crlNumber: isSet(object.crlNumber)
+        ? globalThis.String(object.crlNumber)
+        : isSet(object.crl_number)
+        ? globalThis.String(object.crl_number)
+        : "",
+      der: isSet(object.der) ? Buffer.from(bytesFromBase64(object.der)) : Buffer.alloc(0),
+    };
+  },
+
+  toJSON(message: RevocationList): unknown {
+    const obj: any = {};
+    if (message.issuer !== "") {
+      obj.issuer = message.issuer;
+    }
+    if (message.thisUpdate !== undefined) {
+      obj.thisUpdate = message.thisUpdate.toISOString();
+    }
+    if (message.nextUpdate !== undefined) {
+      obj.nextUpdate = message.nextUpdate.toISOString();
+    }
+    if (message.revokedCount !== 0) {
+      obj.revokedCount = Math.round(message.revokedCount);
+    }
+    if (message.crlNumber !== "") {
+      obj.crlNumber = message.crlNumber;
+    }
+    if (message.der.length !== 0) {
+      obj.der = base64FromBytes(message.der);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevocationList>, I>>(base?: I): RevocationList {
+    return RevocationList.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevocationList>, I>>(object: I): RevocationList {
+    const message = createBaseRevocationList();
+    message.issuer = object.issuer ?? "";
+    message.thisUpdate = object.thisUpdate ?? undefined;
+    message.nextUpdate = object.nextUpdate ?? undefined;
+    message.revokedCount = object.revokedCount ?? 0;
+    message.crlNumber = object.crlNumber ?? "";
+    message.der = object.der ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
 function createBaseListProvidersRequest(): ListProvidersRequest {
   return {};
 }
@@ -3982,6 +4302,29 @@ export const BridgeServiceService = {
       Buffer.from(ListProvidersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListProvidersResponse => ListProvidersResponse.decode(value),
   },
+  /**
+   * GetRevocationLists returns the certificate revocation lists the daemon
+   * enforces right now (`tls.crl`, as last loaded at start, on SIGHUP or
+   * after a watched TLS file changed), so clients can check certificates
+   * against the same lists, over the same mutual TLS. Each list was checked
+   * at load time against the CA bundle: it is signed by one of its CAs.
+   * An empty list means the daemon enforces no CRL.
+   *
+   * Status codes: only those every call can get (UNAUTHENTICATED,
+   * PERMISSION_DENIED for a token bound to another certificate or identity,
+   * RESOURCE_EXHAUSTED when failed authentications are rate-limited).
+   */
+  getRevocationLists: {
+    path: "/bridge.v1.BridgeService/GetRevocationLists" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRevocationListsRequest): Buffer =>
+      Buffer.from(GetRevocationListsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRevocationListsRequest => GetRevocationListsRequest.decode(value),
+    responseSerialize: (value: GetRevocationListsResponse): Buffer =>
+      Buffer.from(GetRevocationListsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetRevocationListsResponse => GetRevocationListsResponse.decode(value),
+  },
 } as const;
 
 export interface BridgeServiceServer extends UntypedServiceImplementation {
@@ -4163,6 +4506,19 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    * availability and capabilities.
    */
   listProviders: handleUnaryCall<ListProvidersRequest, ListProvidersResponse>;
+  /**
+   * GetRevocationLists returns the certificate revocation lists the daemon
+   * enforces right now (`tls.crl`, as last loaded at start, on SIGHUP or
+   * after a watched TLS file changed), so clients can check certificates
+   * against the same lists, over the same mutual TLS. Each list was checked
+   * at load time against the CA bundle: it is signed by one of its CAs.
+   * An empty list means the daemon enforces no CRL.
+   *
+   * Status codes: only those every call can get (UNAUTHENTICATED,
+   * PERMISSION_DENIED for a token bound to another certificate or identity,
+   * RESOURCE_EXHAUSTED when failed authentications are rate-limited).
+   */
+  getRevocationLists: handleUnaryCall<GetRevocationListsRequest, GetRevocationListsResponse>;
 }
 
 export interface BridgeServiceClient extends Client {
@@ -4483,6 +4839,33 @@ export interface BridgeServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListProvidersResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * GetRevocationLists returns the certificate revocation lists the daemon
+   * enforces right now (`tls.crl`, as last loaded at start, on SIGHUP or
+   * after a watched TLS file changed), so clients can check certificates
+   * against the same lists, over the same mutual TLS. Each list was checked
+   * at load time against the CA bundle: it is signed by one of its CAs.
+   * An empty list means the daemon enforces no CRL.
+   *
+   * Status codes: only those every call can get (UNAUTHENTICATED,
+   * PERMISSION_DENIED for a token bound to another certificate or identity,
+   * RESOURCE_EXHAUSTED when failed authentications are rate-limited).
+   */
+  getRevocationLists(
+    request: GetRevocationListsRequest,
+    callback: (error: ServiceError | null, response: GetRevocationListsResponse) => void,
+  ): ClientUnaryCall;
+  getRevocationLists(
+    request: GetRevocationListsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRevocationListsResponse) => void,
+  ): ClientUnaryCall;
+  getRevocationLists(
+    request: GetRevocationListsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRevocationListsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const BridgeServiceClient = makeGenericClientConstructor(
@@ -4493,6 +4876,14 @@ export const BridgeServiceClient = makeGenericClientConstructor(
   service: typeof BridgeServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 

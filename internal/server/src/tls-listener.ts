@@ -1,0 +1,221 @@
+import { X509Certificate } from 'node:crypto';
+import { isIPv6 } from 'node:net';
+import { createServer, type DetailedPeerCertificate, type Server, type TLSSocket } from 'node:tls';
+import type { Audit, AuditIdentity } from '@agent-bridge/bridge';
+import { isSelfSigned, leadsToBundle, revokedInChain } from '@agent-bridge/pki';
+import type { Logger } from 'pino';
+import { handshakeErrorReason, leafPolicyRefusal, verifyErrorReason } from './handshake-policy.js';
+import { certificatePeerIdentity } from './private/peer-identity.js';
+import { createRefusalAudit } from './refusal-audit.js';
+import type { TlsMaterial } from './tls-material.js';
+
+export interface TlsListenerOptions {
+  /** host:port ([v6]:port); port 0 picks one. */
+  listen: string;
+  material: TlsMaterial;
+  handshakeTimeoutMs: number;
+  audit: Audit;
+  logger: Logger;
+  /** Receives each connection that passed every check, ready for HTTP/2. */
+  onConnection(socket: TLSSocket): void;
+  /** Refusals audited one by one per address and minute before sampling starts. */
+  refusalsPerPeer?: number;
+}
+
+export interface TlsListener {
+  readonly port: number;
+  /** The material new handshakes use. */
+  material(): TlsMaterial;
+  /**
+   * Uses `material` for new handshakes, then closes every open connection
+   * whose chain it revokes or no longer trusts. Returns how many it closed.
+   */
+  apply(material: TlsMaterial): number;
+  /** Stops accepting connections; open ones stay. */
+  close(): Promise<void>;
+  /** Destroys every open connection (the end of a forced shutdown). */
+  destroyAll(): void;
+}
+
+/** An authorised connection and what it was authorised with. */
+interface LiveConnection {
+  socket: TLSSocket;
+  identity: AuditIdentity;
+  /** The verified chain, leaf first, as Node reports it (peer's certificates and the bundle's). */
+  chain: X509Certificate[];
+  /** Chain certificates that were not in the bundle at handshake time: what the peer sent. */
+  sent: X509Certificate[];
+}
+
+const AUDIT_WINDOW_MS = 60_000;
+const MAX_TRACKED_PEERS = 1024;
+
+/**
+ * Our own TLS listener in front of grpc-js: TLS 1.3 only, a client
+ * certificate required, ALPN h2 only, a handshake timeout. It decides
+ * every connection before a byte reaches HTTP/2, audits every refusal
+ * (sampled under a flood) and remembers each open connection with its
+ * chain, so a new CRL or CA bundle reaches connections that are already
+ * open.
+ *
+ * Node is told not to reject unverified clients itself
+ * (rejectUnauthorized: false): when it does, it drops the socket before any
+ * public hook sees the certificate or the peer address, so the refusal
+ * could not be audited with them. The check moves to `secureConnection`,
+ * which Node emits synchronously after the handshake and before the socket
+ * is readable by anyone else; `authorized` there is Node's full verdict
+ * (chain, dates, CRLs, purpose). The cost: a client with no certificate
+ * completes the TLS 1.3 handshake and is closed at once, instead of getting
+ * a certificate_required alert.
+ */
+export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsListener> {
+  const { audit, logger } = opts;
+  let material = opts.material;
+  const live = new Map<TLSSocket, LiveConnection>();
+  const refusals = createRefusalAudit({
+    audit,
+    perPeer: opts.refusalsPerPeer ?? 20,
+    windowMs: AUDIT_WINDOW_MS,
+    maxPeers: MAX_TRACKED_PEERS,
+    now: Date.now,
+  });
+  const sweep = setInterval(() => refusals.flush(), AUDIT_WINDOW_MS);
+  sweep.unref();
+
+  const server: Server = createServer({
+    ...material.options,
+    requestCert: true,
+    rejectUnauthorized: false,
+    ALPNProtocols: ['h2'],
+    handshakeTimeout: opts.handshakeTimeoutMs,
+  });
+
+  const refuse = (socket: TLSSocket, reason: string, detail: string) => {
+    const host = socket.remoteAddress ?? 'unknown';
+    const peer = peerOf(socket);
+    let identity: AuditIdentity = { ...(peer ? { peer } : {}) };
+    try {
+      const cert = socket.getPeerCertificate();
+      if (cert?.raw) identity = certificatePeerIdentity(cert, peer ?? host).audit;
+    } catch {
+      // A socket already torn down has no certificate to report.
+    }
+    refusals.refused(host, { kind: 'tls', outcome: 'deny', reason, identity, detail });
+    socket.destroy();
+  };
+
+  server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
+    refuse(socket, handshakeErrorReason(err), err.code ?? err.message);
+  });
+
+  server.on('secureConnection', (socket: TLSSocket) => {
+    socket.on('error', (err) => logger.debug({ err }, 'TLS connection error'));
+    if (socket.alpnProtocol !== 'h2') {
+      refuse(socket, 'no_alpn_h2', 'the client did not offer ALPN h2');
+      return;
+    }
+    const detailed = socket.getPeerCertificate(true);
+    if (!socket.authorized) {
+      const code = socket.authorizationError as unknown as string | null;
+      refuse(socket, verifyErrorReason(code, Boolean(detailed?.raw)), String(code));
+      return;
+    }
+    const chain = chainOf(detailed);
+    const leaf = chain[0];
+    const policy = leaf ? leafPolicyRefusal(leaf) : 'no_client_certificate';
+    if (policy) {
+      refuse(socket, policy, `subject ${leaf?.subject.replace(/\n/g, ', ') ?? '(none)'}`);
+      return;
+    }
+    const inBundle = new Set(material.bundle.map((c) => c.fingerprint256));
+    live.set(socket, {
+      socket,
+      identity: certificatePeerIdentity(detailed, peerOf(socket) ?? 'unknown').audit,
+      chain,
+      sent: chain.slice(1).filter((c) => !inBundle.has(c.fingerprint256)),
+    });
+    socket.once('close', () => live.delete(socket));
+    opts.onConnection(socket);
+  });
+
+  const [host, port] = splitListen(opts.listen);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (err) => logger.error({ err }, 'TLS listener error'));
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+
+  return {
+    port: bound,
+    material: () => material,
+    apply(next) {
+      server.setSecureContext(next.options);
+      material = next;
+      let closed = 0;
+      for (const conn of [...live.values()]) {
+        const hit = revokedInChain(conn.chain, next.revocationLists);
+        const [leaf] = conn.chain;
+        const trusted = leaf !== undefined && leadsToBundle(leaf, conn.sent, next.bundle);
+        if (!hit && trusted) continue;
+        closed++;
+        live.delete(conn.socket);
+        conn.socket.destroy();
+        audit({
+          kind: 'connection',
+          outcome: 'deny',
+          reason: hit ? 'cert_revoked' : 'trust_removed',
+          identity: conn.identity,
+          detail: hit
+            ? `closed: serial ${hit.cert.serialNumber} of ${oneLine(hit.cert.subject)} is revoked by the CRL of ${hit.list.issuer}`
+            : 'closed: the certificate chain no longer leads to a CA of the bundle',
+        });
+      }
+      return closed;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(sweep);
+        refusals.flush(true);
+        server.close(() => resolve());
+      }),
+    destroyAll() {
+      for (const socket of live.keys()) socket.destroy();
+      live.clear();
+    },
+  };
+}
+
+/** address:port as grpc-js's getPeer() writes it, so tls and call records match. */
+function peerOf(socket: TLSSocket): string | undefined {
+  const { remoteAddress: a, remotePort: p } = socket;
+  if (a === undefined || p === undefined) return undefined;
+  return isIPv6(a) ? `[${a}]:${p}` : `${a}:${p}`;
+}
+
+function splitListen(listen: string): [string, number] {
+  const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(listen);
+  if (!m) throw new Error(`server.listen: expected host:port, got "${listen}"`);
+  return [m[1] as string, Number(m[2])];
+}
+
+/** The peer's chain as Node assembled it, leaf first, up to and including a root. */
+function chainOf(cert: DetailedPeerCertificate | undefined): X509Certificate[] {
+  const out: X509Certificate[] = [];
+  const seen = new Set<string>();
+  for (let c = cert; c?.raw && !seen.has(c.fingerprint256); c = c.issuerCertificate) {
+    seen.add(c.fingerprint256);
+    const x = new X509Certificate(c.raw);
+    out.push(x);
+    if (isSelfSigned(x)) break;
+  }
+  return out;
+}
+
+function oneLine(name: string): string {
+  return name.replace(/\n/g, ', ');
+}
