@@ -130,7 +130,7 @@ describe('grpc-js clients the daemon must refuse (UNAVAILABLE, nothing done)', (
     expect(r?.cert_identity).toBe('control-plane');
   });
 
-  it('T3 (T4) an expired client certificate from the trusted CA → cert_expired', async () => {
+  it('T4 an expired client certificate from the trusted CA → cert_expired', async () => {
     const expired = await issueCert({
       type: 'client',
       cn: 'control-plane',
