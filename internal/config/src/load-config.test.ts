@@ -47,6 +47,7 @@ describe('parseConfig', () => {
       maxConnectionAgeMs: 1_800_000,
       handshakeTimeoutMs: 10_000,
       maxConnectionIdleMs: 1_800_000,
+      maxConcurrentStreams: 1000,
     });
     expect(c.rateLimits).toEqual({
       startSession: { perMinute: 60, burst: 20 },
@@ -78,6 +79,7 @@ server:
   max_connection_age: 1h
   handshake_timeout: 2s
   max_connection_idle: 0s
+  max_concurrent_streams: 50
 rate_limits:
   start_session: { per_minute: 6, burst: 2 }
   send_input: { per_minute: 0 }
@@ -129,6 +131,7 @@ logging:
       maxConnectionAgeMs: 3_600_000,
       handshakeTimeoutMs: 2000,
       maxConnectionIdleMs: 0,
+      maxConcurrentStreams: 50,
     });
     expect(c.rateLimits).toEqual({
       startSession: { perMinute: 6, burst: 2 },

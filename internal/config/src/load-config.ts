@@ -66,6 +66,7 @@ const SERVER: Table<BridgeConfig['server']> = {
   maxConnectionAgeMs: ['max_connection_age', duration('30m')],
   handshakeTimeoutMs: ['handshake_timeout', duration('10s', 100)],
   maxConnectionIdleMs: ['max_connection_idle', duration('30m')],
+  maxConcurrentStreams: ['max_concurrent_streams', int(1000, 1, 100_000)],
 };
 
 const TLS: Table<BridgeConfig['tls']> = {

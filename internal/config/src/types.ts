@@ -9,6 +9,8 @@ export interface BridgeConfig {
     handshakeTimeoutMs: number;
     /** A connection with no call for this long is closed (the client reconnects when it needs to). 0 = never. */
     maxConnectionIdleMs: number;
+    /** Streams one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). */
+    maxConcurrentStreams: number;
   };
   tls: {
     caBundle: string;

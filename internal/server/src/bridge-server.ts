@@ -16,6 +16,11 @@ import { loadTlsMaterial } from './tls-material.js';
 
 /** Quiet time after the last change to a TLS file before reloading: editors write in steps. */
 const TLS_WATCH_DEBOUNCE_MS = 300;
+/**
+ * Node's own default (10) is sized for web pages; an event stream carries up
+ * to `event_buffer_bytes` of replay, so leave room above that.
+ */
+const MAX_SESSION_MEMORY_MB = 64;
 
 export interface BridgeServerOptions {
   config: BridgeConfig;
@@ -59,7 +64,11 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
     ...(idleMs > 0 ? { 'grpc.max_connection_idle_ms': idleMs } : {}),
     'grpc.keepalive_time_ms': 60_000,
     'grpc.keepalive_timeout_ms': 20_000,
-    'grpc.max_concurrent_streams': 1000,
+    'grpc.max_concurrent_streams': config.server.maxConcurrentStreams,
+    // grpc-js lifts Node's per-session memory cap unless told otherwise; with
+    // it, one connection that makes the daemon buffer without bound (headers,
+    // unread frames) gets its new streams refused instead.
+    'grpc-node.max_session_memory': MAX_SESSION_MEMORY_MB,
   });
   const instanceId = randomUUID();
   let listener: TlsListener | undefined;

@@ -91,6 +91,7 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
   });
 
   const refuse = (socket: TLSSocket, reason: string, detail: string) => {
+    // Closed before auditing: a failing audit must not keep a refused socket open.
     const host = socket.remoteAddress ?? 'unknown';
     const peer = peerOf(socket);
     let identity: AuditIdentity = { ...(peer ? { peer } : {}) };
@@ -100,16 +101,37 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
     } catch {
       // A socket already torn down has no certificate to report.
     }
-    refusals.refused(host, { kind: 'tls', outcome: 'deny', reason, identity, detail });
     socket.destroy();
+    refusals.refused(host, { kind: 'tls', outcome: 'deny', reason, identity, detail });
   };
 
-  server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
-    refuse(socket, handshakeErrorReason(err), err.code ?? err.message);
-  });
+  /**
+   * Runs a decision about `socket` so that a throw inside it (a check, the
+   * audit, the hand-over to HTTP/2) closes the socket instead of escaping
+   * into Node's emitter, where it would leave the socket open and undecided
+   * or take the daemon down.
+   */
+  const guarded = (socket: TLSSocket, decide: () => void) => {
+    try {
+      decide();
+    } catch (err) {
+      live.delete(socket);
+      socket.destroy();
+      logger.error({ err, peer: peerOf(socket) }, 'TLS connection check failed; connection closed');
+    }
+  };
+
+  server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) =>
+    guarded(socket, () => refuse(socket, handshakeErrorReason(err), err.code ?? err.message)),
+  );
 
   server.on('secureConnection', (socket: TLSSocket) => {
     socket.on('error', (err) => logger.debug({ err }, 'TLS connection error'));
+    guarded(socket, () => decide(socket));
+  });
+
+  /** Refuses `socket` or hands it to HTTP/2; nothing reaches grpc-js before the last line. */
+  const decide = (socket: TLSSocket) => {
     if (socket.alpnProtocol !== 'h2') {
       refuse(socket, 'no_alpn_h2', 'the client did not offer ALPN h2');
       return;
@@ -136,7 +158,7 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
     });
     socket.once('close', () => live.delete(socket));
     opts.onConnection(socket);
-  });
+  };
 
   const [host, port] = splitListen(opts.listen);
   await new Promise<void>((resolve, reject) => {
