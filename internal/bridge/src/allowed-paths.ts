@@ -1,7 +1,9 @@
 import { realpathSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import { denied, invalid, precondition } from './errors.js';
+import { type BridgeError, denied, exhausted, invalid, precondition } from './errors.js';
+import { type PinFailure, type PinnedDirectory, pinDirectory } from './pinned-directory.js';
+import { preview } from './validate.js';
 
 /**
  * Policy for `repo_path`: a repository must be (inside) a directory matching
@@ -10,51 +12,82 @@ import { denied, invalid, precondition } from './errors.js';
  * "/home/x/repos/a" but not "/home/x/reposevil". Both the repository and the
  * patterns' fixed prefixes are compared by real path, so a symlink inside an
  * allowed root that points outside it is refused.
+ *
+ * The check is made on the directory that will be used, not on its name:
+ * `open` holds the directory open and authorises what the kernel says the
+ * open directory is, and the agent is spawned in that open directory (see
+ * pinned-directory.ts), so swapping the path for a symlink between the
+ * check and the spawn cannot move the agent elsewhere.
  */
 export class AllowedPaths {
   private readonly patterns: RegExp[][];
 
-  constructor(patterns: readonly string[]) {
+  /** `fdDir`: this process's fd directory (a test may play a platform without one). */
+  constructor(
+    patterns: readonly string[],
+    private readonly fdDir?: string,
+  ) {
     this.patterns = patterns.map((p) => compile(realPrefix(p)));
   }
 
-  /** Validates, resolves and authorises `repoPath`; returns its real path. */
-  async resolve(repoPath: string): Promise<string> {
+  /**
+   * Validates `repoPath`, opens the directory it names and authorises it.
+   * The caller spawns in the result's `cwd`, quotes its `path`, and closes
+   * it once the agent is spawned or the start is given up.
+   */
+  async open(repoPath: string): Promise<PinnedDirectory> {
     checkSyntax(repoPath);
-    const real = await realpath(repoPath).catch(() => undefined);
-    if (real === undefined) {
-      // Authorise before reporting absence: otherwise the status code would
-      // tell any caller whether an arbitrary host path (/root/.ssh) exists.
-      if (!this.allows(await resolveMissing(repoPath))) {
-        throw denied(
-          `repo_path ${JSON.stringify(repoPath)} is not inside an allowed path`,
-          'path_not_allowed',
-        );
-      }
-      throw precondition(`repo_path ${JSON.stringify(repoPath)} does not exist`, 'path_missing');
+    const pinned = await pinDirectory(repoPath, this.fdDir);
+    if (pinned.ok) {
+      if (this.allows(pinned.dir.path)) return pinned.dir;
+      await pinned.dir.close();
+      throw notAllowed(repoPath);
     }
-    if (!this.allows(real)) {
-      throw denied(
-        `repo_path ${JSON.stringify(repoPath)} is not inside an allowed path`,
-        'path_not_allowed',
-      );
+    // Authorise before saying why the path cannot be used: otherwise the
+    // status code would tell any caller whether an arbitrary host path
+    // (/root/.ssh) exists, or is a file.
+    if (pinned.failure === 'unreachable' || !this.allows(await wouldBe(repoPath))) {
+      throw notAllowed(repoPath);
     }
-    const st = await stat(real);
-    if (!st.isDirectory())
-      throw precondition(
-        `repo_path ${JSON.stringify(repoPath)} is not a directory`,
-        'path_not_directory',
-      );
-    return real;
+    throw unusable(repoPath, pinned.failure, pinned.detail);
   }
 
   /** True when the real path `real` is one of, or inside one of, the allowed roots. */
   allows(real: string): boolean {
+    if (!isAbsolute(real)) return false;
     const segs = real.split(sep).filter(Boolean);
     return this.patterns.some(
       (pat) => segs.length >= pat.length && pat.every((re, i) => re.test(segs[i]!)),
     );
   }
+}
+
+const notAllowed = (repoPath: string) =>
+  denied(`repo_path ${preview(repoPath)} is not inside an allowed path`, 'path_not_allowed');
+
+/** The refusal for a path inside the roots that cannot be used (see PinFailure). */
+function unusable(repoPath: string, failure: PinFailure, detail: string): BridgeError {
+  const quoted = `repo_path ${preview(repoPath)}`;
+  switch (failure) {
+    case 'missing':
+      return precondition(`${quoted} does not exist`, 'path_missing');
+    case 'not_directory':
+      return precondition(`${quoted} is not a directory`, 'path_not_directory');
+    case 'too_many_open_files':
+      return exhausted(`too many open files to open ${quoted}`, 'too_many_open_files');
+    case 'unsupported':
+      return precondition(
+        `sessions cannot start on this platform: the daemon cannot hold ${quoted} open and spawn in it (${detail}; needs Linux /proc)`,
+        'path_pinning_unsupported',
+      );
+    default:
+      return precondition(`${quoted} cannot be opened (${detail})`, 'path_unusable');
+  }
+}
+
+/** Where `p` leads, or would lead if it existed; only decides which refusal to give. */
+async function wouldBe(p: string): Promise<string> {
+  return (await realpath(p).catch(() => undefined)) ?? resolveMissing(p);
 }
 
 /**
@@ -80,12 +113,12 @@ function checkSyntax(p: string): void {
   if (p.length === 0) throw invalid('repo_path is required', 'repo_path_invalid');
   if (p.includes('\0')) throw invalid('repo_path contains a NUL byte', 'repo_path_invalid');
   if (!isAbsolute(p)) {
-    throw invalid(`repo_path ${JSON.stringify(p)} must be absolute`, 'repo_path_invalid');
+    throw invalid(`repo_path ${preview(p)} must be absolute`, 'repo_path_invalid');
   }
   const trimmed = p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
   if (normalize(trimmed) !== trimmed) {
     throw invalid(
-      `repo_path ${JSON.stringify(p)} is not normalised (no "..", ".", or "//")`,
+      `repo_path ${preview(p)} is not normalised (no "..", ".", or "//")`,
       'repo_path_invalid',
     );
   }

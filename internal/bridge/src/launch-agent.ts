@@ -1,6 +1,7 @@
 import { type AgentHandle, SpawnError, StartupError } from '@agent-bridge/providers';
 import type { Timers } from './clock.js';
 import { precondition } from './errors.js';
+import type { PinnedDirectory } from './pinned-directory.js';
 import type { Session } from './session.js';
 import type { Logger } from './types.js';
 
@@ -8,6 +9,8 @@ export interface LaunchDeps {
   timers: Timers;
   logger: Logger;
   startupTimeoutMs: number;
+  /** The approved repository, held open: the agent is spawned in it and it is released at the spawn. */
+  workspace: PinnedDirectory;
 }
 
 /**
@@ -18,7 +21,7 @@ export interface LaunchDeps {
  * failed_precondition, and the caller forgets the session.
  */
 export async function launchAgent(session: Session, deps: LaunchDeps): Promise<void> {
-  const { timers, logger, startupTimeoutMs } = deps;
+  const { timers, logger, startupTimeoutMs, workspace } = deps;
   const abandon = new AbortController();
   const settled = new AbortController();
   timers.after(
@@ -33,8 +36,12 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       projectId: session.projectId,
       sessionId: session.id,
       repoPath: session.repoPath,
+      cwd: workspace.cwd,
       options: session.request.agentOpts,
-      spawned: (pid) => session.markSpawned(pid),
+      spawned: (pid) => {
+        session.markSpawned(pid);
+        void workspace.close();
+      },
       emit: (ev) => {
         if (!session.ended) session.append(ev);
       },

@@ -82,7 +82,7 @@ export class StdioProvider implements Provider {
     const proc = await this.opts.spawn({
       file,
       args: this.opts.args,
-      cwd: spec.repoPath,
+      cwd: spec.cwd,
       env: this.env(),
       onStdoutLine: line('STDOUT', 'stdout'),
       onStderrLine: line('STDERR', 'stderr'),

@@ -177,7 +177,7 @@ export abstract class StructuredProvider implements Provider {
       proc = await this.opts.spawn({
         file,
         args: [...prefix, ...this.protocolArgs(spec, options), ...this.opts.args],
-        cwd: spec.repoPath,
+        cwd: spec.cwd,
         env,
         stdoutMaxLineBytes: MAX_PROTOCOL_LINE_BYTES,
         onStdoutLine: protocolLineReader({

@@ -12,6 +12,11 @@ export interface ExitInfo {
 export interface SpawnOptions {
   file: string;
   args: readonly string[];
+  /**
+   * The child's working directory, used as given: the child chdirs to it
+   * after the fork and before exec, so a /proc/self/fd link resolves to the
+   * descriptor the child inherited from the daemon.
+   */
   cwd: string;
   env: Record<string, string>;
   onStdoutLine(text: string, continued: boolean): void;

@@ -1,3 +1,4 @@
+import { readlinkSync } from 'node:fs';
 import {
   type AgentEvent,
   type AgentHandle,
@@ -74,6 +75,8 @@ export type StartOutcome = 'ready' | 'spawn_error' | 'startup_error';
 export class FakeProvider implements Provider {
   readonly capabilities: ProviderCapabilities;
   readonly agents: FakeAgent[] = [];
+  /** Per start: the repoPath it was given, and the directory its spawn cwd led to at the time. */
+  readonly spawns: { repoPath: string; dir: string }[] = [];
   outcome: StartOutcome = 'ready';
   available = true;
   /** Goes on starting when its start-up is abandoned, as a badly behaved provider might. */
@@ -115,6 +118,7 @@ export class FakeProvider implements Provider {
 
   async start(spec: SessionSpec): Promise<AgentHandle> {
     for (const notify of this.startWaiters.splice(0)) notify();
+    this.spawns.push({ repoPath: spec.repoPath, dir: readlinkSync(spec.cwd) });
     if (this.outcome === 'spawn_error') {
       await this.gate;
       throw new SpawnError('fake-agent: not found', 'ENOENT');
