@@ -3,7 +3,7 @@ import { type FileHandle, open, readlink } from 'node:fs/promises';
 import { isAbsolute, normalize } from 'node:path';
 
 /** Where Linux lists a process's own open files, each as a link to what it is. */
-export const PROC_SELF_FD = '/proc/self/fd';
+const PROC_SELF_FD = '/proc/self/fd';
 
 /**
  * A directory the daemon holds open. Whatever later happens to the path it
