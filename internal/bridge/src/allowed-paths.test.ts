@@ -22,6 +22,8 @@ writeFileSync(join(root, 'home/alice/repos/file.txt'), 'x');
 symlinkSync(join(root, 'outside'), join(root, 'home/alice/repos/escape'));
 symlinkSync(join(root, 'home/alice/repos/app'), join(root, 'home/alice/repos/inner'));
 symlinkSync(join(root, 'home/alice/repos/loop'), join(root, 'home/alice/repos/loop'));
+symlinkSync(join(root, 'outside/missing'), join(root, 'home/alice/repos/dangling-out'));
+symlinkSync('missing', join(root, 'home/alice/repos/dangling-in'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const policy = new AllowedPaths([join(root, 'home/*/repos')]);
@@ -132,6 +134,12 @@ describe('AllowedPaths', () => {
     expect(await kind('/no-such-root-dir/x')).toBe('permission_denied');
     // Through a symlink that leaves the root, a missing child is outside too.
     expect(await kind(join(root, 'home/alice/repos/escape/missing'))).toBe('permission_denied');
+    // A dangling symlink is followed as opening it would be.
+    expect(await kind(join(root, 'home/alice/repos/dangling-out'))).toBe('permission_denied');
+    expect(await kind(join(root, 'home/alice/repos/dangling-out/deeper'))).toBe(
+      'permission_denied',
+    );
+    expect(await kind(join(root, 'home/alice/repos/dangling-in'))).toBe('failed_precondition');
     // Missing but inside an allowed root (by pattern): the caller may know that.
     expect(await kind(join(root, 'home/carol/repos/new'))).toBe('failed_precondition');
   });

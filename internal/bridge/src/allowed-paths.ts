@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { readlink, realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { type BridgeError, denied, exhausted, invalid, precondition } from './errors.js';
 import { type PinFailure, type PinnedDirectory, pinDirectory } from './pinned-directory.js';
 import { preview } from './validate.js';
@@ -85,27 +85,25 @@ function unusable(repoPath: string, failure: PinFailure, detail: string): Bridge
   }
 }
 
-/** Where `p` leads, or would lead if it existed; only decides which refusal to give. */
-async function wouldBe(p: string): Promise<string> {
-  return (await realpath(p).catch(() => undefined)) ?? resolveMissing(p);
-}
+/** How many dangling symlinks `wouldBe` follows before it gives up (the kernel's own limit). */
+const MAX_LINKS = 40;
 
 /**
- * The path `p` would have if it existed: the real path of its longest
- * existing ancestor (so symlinks are followed as they would be) followed by
- * the missing segments.
+ * Where `p` leads, or would lead if it existed: its real path, else the
+ * real path of its parent joined with its last segment, following a
+ * dangling symlink there as opening it would. It only decides which
+ * refusal to give, so a path through a symlink that leaves the roots is
+ * refused as outside even when its target does not exist.
  */
-async function resolveMissing(p: string): Promise<string> {
-  const missing: string[] = [];
-  let dir = p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
-  for (;;) {
-    const parent = dirname(dir);
-    missing.unshift(basename(dir));
-    const real = await realpath(parent).catch(() => undefined);
-    if (real !== undefined) return join(real, ...missing);
-    if (parent === dir) return p;
-    dir = parent;
-  }
+async function wouldBe(p: string, links = 0): Promise<string> {
+  const real = await realpath(p).catch(() => undefined);
+  if (real !== undefined) return real;
+  const parent = dirname(p);
+  if (parent === p) return p;
+  const at = join(await wouldBe(parent, links), basename(p));
+  const target = await readlink(at).catch(() => undefined);
+  if (target === undefined || links >= MAX_LINKS) return at;
+  return wouldBe(resolve(dirname(at), target), links + 1);
 }
 
 /** Rejects paths that are not plain absolute, normalised paths. */
