@@ -9,7 +9,11 @@ export interface LaunchDeps {
   timers: Timers;
   logger: Logger;
   startupTimeoutMs: number;
-  /** The approved repository, held open: the agent is spawned in it and it is released at the spawn. */
+  /**
+   * The approved repository, held open: the agent is spawned in it. Once
+   * called, launchAgent owns it and releases it when the provider has
+   * spawned or given up.
+   */
   workspace: PinnedDirectory;
 }
 
@@ -47,7 +51,12 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       },
       signal,
     });
+    // Not released before the provider is done with it, even when this
+    // start is abandoned first: a spawn still to come would otherwise find
+    // the fd number free, or reused for another directory.
+    void starting.then(workspace.close, workspace.close);
     const agent = await unlessAborted(starting, signal);
+    await workspace.close();
     session.markRunning(agent);
     logger.info(
       { sessionId: session.id, projectId: session.projectId, pid: agent.pid },
@@ -83,6 +92,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     throw err;
   } finally {
     settled.abort();
+    if (starting === undefined) await workspace.close();
   }
 }
 

@@ -79,6 +79,15 @@ function setup(
 
 const openFds = () => readdirSync('/proc/self/fd').length;
 
+/** Waits for `cond`, checked once per turn of the event loop; throws after `ms`. */
+async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 const anyStatus = { projectId: '', statuses: [], pageSize: 0, pageToken: '' };
 const ids = (page: { sessions: SessionSnapshot[] }) => page.sessions.map((s) => s.sessionId);
 
@@ -253,6 +262,25 @@ describe('SessionManager: start', () => {
     release();
     await within(late.exited, 'the late agent to be stopped');
     expect(late.stops).toEqual([{ force: true, gracePeriodMs: 0 }]);
+  });
+
+  it('keeps the checked directory open for a spawn that comes after the start-up timed out', async () => {
+    const { clock, manager, provider, request } = setup();
+    const before = openFds();
+    const release = provider.holdSpawn();
+    const called = provider.nextStart();
+    const starting = manager.start(alpha, request());
+    await within(called, 'the provider to be asked');
+    clock.advance(STARTUP_TIMEOUT_MS);
+    expect((await within(starting, 'the start')).status).toBe('FAILED');
+    // The provider has not spawned yet: its cwd must still lead to the
+    // checked directory, not to a closed (or reused) descriptor.
+    expect(openFds()).toBe(before + 1);
+    release();
+    await until(() => provider.agents.length === 1, 'the late spawn');
+    expect(provider.spawns).toEqual([{ repoPath: root, dir: root }]);
+    await within(provider.agents[0]!.exited, 'the late agent to be gone');
+    await until(() => openFds() === before, 'the directory to be released');
   });
 
   it('tells the provider to give up when the start-up times out', async () => {

@@ -129,9 +129,11 @@ export class SessionManager {
     const workspace = await this.allowed.open(req.repoPath);
     try {
       return await this.launch(caller, req, provider, workspace);
-    } finally {
-      // Spawned, failed or abandoned: the agent no longer needs the descriptor.
+    } catch (err) {
+      // Refused before the launch, or the provider failed: nothing will
+      // spawn in it. (A launch that returns has handed it to launchAgent.)
       await workspace.close();
+      throw err;
     }
   }
 

@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readlinkSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -58,13 +58,54 @@ const HOLD_MS = 4;
 let repos: string;
 let swap: string;
 
-beforeAll(() => {
+const start = (repoPath: string, sessionId = randomUUID()) =>
+  bridge.call((c) => c.startSession, {
+    projectId: bridge.project,
+    sessionId,
+    repoPath,
+    provider: 'where',
+    agentOpts: {},
+  });
+
+async function startAndStop(repoPath: string): Promise<void> {
+  const sessionId = randomUUID();
+  await start(repoPath, sessionId);
+  await bridge.call((c) => c.stopSession, { sessionId, force: true });
+}
+
+beforeAll(async () => {
   repos = join(bridge.daemon.dir, 'repos');
   swap = join(repos, 'swap');
   mkdirSync(swap);
   mkdirSync(join(bridge.daemon.dir, 'outside'));
   symlinkSync(join(bridge.daemon.dir, 'outside'), join(repos, '.stage-link'));
+  // One session and one refusal first, so that what the daemon opens lazily
+  // on first use is in the descriptor baselines below.
+  await startAndStop(swap);
+  await outcome(start(join(repos, 'missing')));
 });
+
+/** The daemon's open descriptors. */
+const daemonFds = () => readdirSync(`/proc/${bridge.daemon.pid}/fd`).length;
+
+/** What each of the daemon's descriptors is, for a failure message. */
+const fdLinks = () =>
+  readdirSync(`/proc/${bridge.daemon.pid}/fd`)
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/${bridge.daemon.pid}/fd/${fd}`);
+      } catch {
+        return '?';
+      }
+    })
+    .join(', ');
+
+/** Waits until the daemon holds no more descriptors than `baseline`. */
+const fdsBackTo = (baseline: number) =>
+  waitFor(
+    () => `the daemon's descriptors back to ${baseline} (now ${daemonFds()}: ${fdLinks()})`,
+    () => daemonFds() <= baseline,
+  );
 
 /** Inside the allowed root, as a path the kernel reports (a removed directory keeps its last name). */
 const insideRoot = (p: string) => p.replace(/ \(deleted\)$/, '').startsWith(`${repos}/`);
@@ -92,15 +133,7 @@ type Attempt =
 
 async function attempt(): Promise<Attempt> {
   const sessionId = randomUUID();
-  const r = await outcome(
-    bridge.call((c) => c.startSession, {
-      projectId: bridge.project,
-      sessionId,
-      repoPath: swap,
-      provider: 'where',
-      agentOpts: {},
-    }),
-  );
+  const r = await outcome(start(swap, sessionId));
   if (r.code !== 'ok') return { kind: 'refused', code: r.code, details: r.details };
   const got = await bridge.call((c) => c.getSession, { sessionId });
   // Read while the agent runs: the kernel's view of where it is.
@@ -116,6 +149,7 @@ async function attempt(): Promise<Attempt> {
 describe('R3 repo_path swapped for a symlink while sessions start (check-then-use race)', () => {
   it(`R3 ${ATTEMPTS} starts against a concurrent swapper: refused (FAILED_PRECONDITION or PERMISSION_DENIED) or running inside the root`, async () => {
     const baseline = descendants(bridge.daemon.pid).length;
+    const fds = daemonFds();
     const swapper = await startSwapper();
     const results: Attempt[] = [];
     try {
@@ -157,5 +191,29 @@ describe('R3 repo_path swapped for a symlink while sessions start (check-then-us
     expect(isAlive(bridge.daemon.pid)).toBe(true);
     const health = await bridge.call((c) => c.health, {});
     expect(health.status).toBe('serving');
+    // No directory is left open by any start, whichever way it went.
+    await fdsBackTo(fds);
+  });
+
+  it('R3/R4 no descriptor is left open by starts refused for every reason, or by sessions started and stopped', async () => {
+    const dir = join(repos, 'fd-check');
+    mkdirSync(dir);
+    writeFileSync(join(repos, 'fd-check-file'), 'x');
+    symlinkSync(join(bridge.daemon.dir, 'outside'), join(repos, 'fd-check-out'));
+    const refusals: [string, number][] = [
+      [join(repos, 'fd-check-missing'), status.FAILED_PRECONDITION],
+      [join(repos, 'fd-check-file'), status.FAILED_PRECONDITION],
+      [join(repos, 'fd-check-out'), status.PERMISSION_DENIED],
+      [join(bridge.daemon.dir, 'outside'), status.PERMISSION_DENIED],
+    ];
+    const fds = daemonFds();
+
+    for (let round = 0; round < 25; round++) {
+      for (const [repoPath, code] of refusals) {
+        expect((await outcome(start(repoPath))).code).toBe(code);
+      }
+      await startAndStop(dir);
+    }
+    await fdsBackTo(fds);
   });
 });

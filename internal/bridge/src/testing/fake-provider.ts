@@ -82,6 +82,7 @@ export class FakeProvider implements Provider {
   /** Goes on starting when its start-up is abandoned, as a badly behaved provider might. */
   ignoresAbort = false;
   private gate: Promise<void> = Promise.resolve();
+  private preSpawn: Promise<void> = Promise.resolve();
   private nextPid = 1000;
   private startWaiters: (() => void)[] = [];
 
@@ -111,6 +112,18 @@ export class FakeProvider implements Provider {
     return release;
   }
 
+  /**
+   * Holds every start before its spawn (as resolving the binary may) until
+   * released; the start goes on to spawn even if abandoned meanwhile.
+   */
+  holdSpawn(): () => void {
+    let release!: () => void;
+    this.preSpawn = new Promise((resolve) => {
+      release = resolve;
+    });
+    return release;
+  }
+
   /** Resolves once `start` is next called. */
   nextStart(): Promise<void> {
     return new Promise((resolve) => this.startWaiters.push(resolve));
@@ -118,6 +131,7 @@ export class FakeProvider implements Provider {
 
   async start(spec: SessionSpec): Promise<AgentHandle> {
     for (const notify of this.startWaiters.splice(0)) notify();
+    await this.preSpawn;
     this.spawns.push({ repoPath: spec.repoPath, dir: readlinkSync(spec.cwd) });
     if (this.outcome === 'spawn_error') {
       await this.gate;
