@@ -1,7 +1,9 @@
 import { realpathSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import { denied, invalid, precondition } from './errors.js';
+import { readlink, realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
+import { type BridgeError, denied, exhausted, invalid, precondition } from './errors.js';
+import { type PinFailure, type PinnedDirectory, pinDirectory } from './pinned-directory.js';
+import { preview } from './validate.js';
 
 /**
  * Policy for `repo_path`: a repository must be (inside) a directory matching
@@ -10,46 +12,49 @@ import { denied, invalid, precondition } from './errors.js';
  * "/home/x/repos/a" but not "/home/x/reposevil". Both the repository and the
  * patterns' fixed prefixes are compared by real path, so a symlink inside an
  * allowed root that points outside it is refused.
+ *
+ * The check is made on the directory that will be used, not on its name:
+ * `open` holds the directory open and authorises what the kernel says the
+ * open directory is, and the agent is spawned in that open directory (see
+ * pinned-directory.ts), so swapping the path for a symlink between the
+ * check and the spawn cannot move the agent elsewhere.
  */
 export class AllowedPaths {
   private readonly patterns: RegExp[][];
 
-  constructor(patterns: readonly string[]) {
+  /** `fdDir`: this process's fd directory (a test may play a platform without one). */
+  constructor(
+    patterns: readonly string[],
+    private readonly fdDir?: string,
+  ) {
     this.patterns = patterns.map((p) => compile(realPrefix(p)));
   }
 
-  /** Validates, resolves and authorises `repoPath`; returns its real path. */
-  async resolve(repoPath: string): Promise<string> {
+  /**
+   * Validates `repoPath`, opens the directory it names and authorises it.
+   * The caller spawns in the result's `cwd`, quotes its `path`, and closes
+   * it once the agent is spawned or the start is given up.
+   */
+  async open(repoPath: string): Promise<PinnedDirectory> {
     checkSyntax(repoPath);
-    const real = await realpath(repoPath).catch(() => undefined);
-    if (real === undefined) {
-      // Authorise before reporting absence: otherwise the status code would
-      // tell any caller whether an arbitrary host path (/root/.ssh) exists.
-      if (!this.allows(await resolveMissing(repoPath))) {
-        throw denied(
-          `repo_path ${JSON.stringify(repoPath)} is not inside an allowed path`,
-          'path_not_allowed',
-        );
-      }
-      throw precondition(`repo_path ${JSON.stringify(repoPath)} does not exist`, 'path_missing');
+    const pinned = await pinDirectory(repoPath, this.fdDir);
+    if (pinned.ok) {
+      if (this.allows(pinned.dir.path)) return pinned.dir;
+      await pinned.dir.close();
+      throw notAllowed(repoPath);
     }
-    if (!this.allows(real)) {
-      throw denied(
-        `repo_path ${JSON.stringify(repoPath)} is not inside an allowed path`,
-        'path_not_allowed',
-      );
+    // Authorise before saying why the path cannot be used: otherwise the
+    // status code would tell any caller whether an arbitrary host path
+    // (/root/.ssh) exists, or is a file.
+    if (pinned.failure === 'unreachable' || !this.allows(await wouldBe(repoPath))) {
+      throw notAllowed(repoPath);
     }
-    const st = await stat(real);
-    if (!st.isDirectory())
-      throw precondition(
-        `repo_path ${JSON.stringify(repoPath)} is not a directory`,
-        'path_not_directory',
-      );
-    return real;
+    throw unusable(repoPath, pinned.failure, pinned.detail);
   }
 
   /** True when the real path `real` is one of, or inside one of, the allowed roots. */
   allows(real: string): boolean {
+    if (!isAbsolute(real)) return false;
     const segs = real.split(sep).filter(Boolean);
     return this.patterns.some(
       (pat) => segs.length >= pat.length && pat.every((re, i) => re.test(segs[i]!)),
@@ -57,22 +62,48 @@ export class AllowedPaths {
   }
 }
 
-/**
- * The path `p` would have if it existed: the real path of its longest
- * existing ancestor (so symlinks are followed as they would be) followed by
- * the missing segments.
- */
-async function resolveMissing(p: string): Promise<string> {
-  const missing: string[] = [];
-  let dir = p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
-  for (;;) {
-    const parent = dirname(dir);
-    missing.unshift(basename(dir));
-    const real = await realpath(parent).catch(() => undefined);
-    if (real !== undefined) return join(real, ...missing);
-    if (parent === dir) return p;
-    dir = parent;
+const notAllowed = (repoPath: string) =>
+  denied(`repo_path ${preview(repoPath)} is not inside an allowed path`, 'path_not_allowed');
+
+/** The refusal for a path inside the roots that cannot be used (see PinFailure). */
+function unusable(repoPath: string, failure: PinFailure, detail: string): BridgeError {
+  const quoted = `repo_path ${preview(repoPath)}`;
+  switch (failure) {
+    case 'missing':
+      return precondition(`${quoted} does not exist`, 'path_missing');
+    case 'not_directory':
+      return precondition(`${quoted} is not a directory`, 'path_not_directory');
+    case 'too_many_open_files':
+      return exhausted(`too many open files to open ${quoted}`, 'too_many_open_files');
+    case 'unsupported':
+      return precondition(
+        `sessions cannot start on this platform: the daemon cannot hold ${quoted} open and spawn in it (${detail}; needs Linux /proc)`,
+        'path_pinning_unsupported',
+      );
+    default:
+      return precondition(`${quoted} cannot be opened (${detail})`, 'path_unusable');
   }
+}
+
+/** How many dangling symlinks `wouldBe` follows before it gives up (the kernel's own limit). */
+const MAX_LINKS = 40;
+
+/**
+ * Where `p` leads, or would lead if it existed: its real path, else the
+ * real path of its parent joined with its last segment, following a
+ * dangling symlink there as opening it would. It only decides which
+ * refusal to give, so a path through a symlink that leaves the roots is
+ * refused as outside even when its target does not exist.
+ */
+async function wouldBe(p: string, links = 0): Promise<string> {
+  const real = await realpath(p).catch(() => undefined);
+  if (real !== undefined) return real;
+  const parent = dirname(p);
+  if (parent === p) return p;
+  const at = join(await wouldBe(parent, links), basename(p));
+  const target = await readlink(at).catch(() => undefined);
+  if (target === undefined || links >= MAX_LINKS) return at;
+  return wouldBe(resolve(dirname(at), target), links + 1);
 }
 
 /** Rejects paths that are not plain absolute, normalised paths. */
@@ -80,12 +111,12 @@ function checkSyntax(p: string): void {
   if (p.length === 0) throw invalid('repo_path is required', 'repo_path_invalid');
   if (p.includes('\0')) throw invalid('repo_path contains a NUL byte', 'repo_path_invalid');
   if (!isAbsolute(p)) {
-    throw invalid(`repo_path ${JSON.stringify(p)} must be absolute`, 'repo_path_invalid');
+    throw invalid(`repo_path ${preview(p)} must be absolute`, 'repo_path_invalid');
   }
   const trimmed = p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
   if (normalize(trimmed) !== trimmed) {
     throw invalid(
-      `repo_path ${JSON.stringify(p)} is not normalised (no "..", ".", or "//")`,
+      `repo_path ${preview(p)} is not normalised (no "..", ".", or "//")`,
       'repo_path_invalid',
     );
   }

@@ -1,6 +1,7 @@
 import { type AgentHandle, SpawnError, StartupError } from '@agent-bridge/providers';
 import type { Timers } from './clock.js';
 import { precondition } from './errors.js';
+import type { PinnedDirectory } from './pinned-directory.js';
 import type { Session } from './session.js';
 import type { Logger } from './types.js';
 
@@ -8,6 +9,12 @@ export interface LaunchDeps {
   timers: Timers;
   logger: Logger;
   startupTimeoutMs: number;
+  /**
+   * The approved repository, held open: the agent is spawned in it. Once
+   * called, launchAgent owns it and releases it when the provider has
+   * spawned or given up.
+   */
+  workspace: PinnedDirectory;
 }
 
 /**
@@ -18,7 +25,7 @@ export interface LaunchDeps {
  * failed_precondition, and the caller forgets the session.
  */
 export async function launchAgent(session: Session, deps: LaunchDeps): Promise<void> {
-  const { timers, logger, startupTimeoutMs } = deps;
+  const { timers, logger, startupTimeoutMs, workspace } = deps;
   const abandon = new AbortController();
   const settled = new AbortController();
   timers.after(
@@ -33,14 +40,23 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       projectId: session.projectId,
       sessionId: session.id,
       repoPath: session.repoPath,
+      cwd: workspace.cwd,
       options: session.request.agentOpts,
-      spawned: (pid) => session.markSpawned(pid),
+      spawned: (pid) => {
+        session.markSpawned(pid);
+        void workspace.close();
+      },
       emit: (ev) => {
         if (!session.ended) session.append(ev);
       },
       signal,
     });
+    // Not released before the provider is done with it, even when this
+    // start is abandoned first: a spawn still to come would otherwise find
+    // the fd number free, or reused for another directory.
+    void starting.then(workspace.close, workspace.close);
     const agent = await unlessAborted(starting, signal);
+    await workspace.close();
     session.markRunning(agent);
     logger.info(
       { sessionId: session.id, projectId: session.projectId, pid: agent.pid },
@@ -76,6 +92,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     throw err;
   } finally {
     settled.abort();
+    if (starting === undefined) await workspace.close();
   }
 }
 

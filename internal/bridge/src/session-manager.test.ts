@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -24,9 +32,12 @@ const beta: Caller = { projectId: 'beta', subject: 'cp-beta' };
 const batch = { maxEvents: 100, maxBytes: 1 << 20 };
 const STARTUP_TIMEOUT_MS = 5000;
 
-function setup(overrides: Partial<CoreSettings> = {}, opts: { interrupt?: boolean } = {}) {
+function setup(
+  overrides: Partial<CoreSettings> = {},
+  opts: { interrupt?: boolean; provider?: FakeProvider } = {},
+) {
   const clock = new FakeClock();
-  const provider = new FakeProvider('fake', opts);
+  const provider = opts.provider ?? new FakeProvider('fake', opts);
   const settings = testSettings({
     allowedPaths: [root],
     startupTimeoutMs: () => STARTUP_TIMEOUT_MS,
@@ -66,6 +77,17 @@ function setup(overrides: Partial<CoreSettings> = {}, opts: { interrupt?: boolea
   return { clock, provider, settings, manager, request, start, open, history };
 }
 
+const openFds = () => readdirSync('/proc/self/fd').length;
+
+/** Waits for `cond`, checked once per turn of the event loop; throws after `ms`. */
+async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 const anyStatus = { projectId: '', statuses: [], pageSize: 0, pageToken: '' };
 const ids = (page: { sessions: SessionSnapshot[] }) => page.sessions.map((s) => s.sessionId);
 
@@ -97,6 +119,54 @@ describe('SessionManager: start', () => {
     });
   });
 
+  it('spawns in the directory it checked and releases it once the agent is spawned', async () => {
+    const { provider, start } = setup();
+    const before = openFds();
+    const { snap } = await start();
+    expect(provider.spawns).toEqual([{ repoPath: root, dir: root }]);
+    expect(snap.repoPath).toBe(root);
+    expect(openFds()).toBe(before);
+  });
+
+  it('releases the directory when the start fails', async () => {
+    const { manager, provider, request } = setup();
+    const before = openFds();
+    provider.outcome = 'spawn_error';
+    expect(await kindOf(() => manager.start(alpha, request()))).toBe('failed_precondition');
+    provider.outcome = 'ready';
+    provider.available = false;
+    expect(await kindOf(() => manager.start(alpha, request()))).toBe('failed_precondition');
+    expect(openFds()).toBe(before);
+  });
+
+  // The check-then-use race, made deterministic: the health probe runs
+  // between the check and the spawn, and swaps the checked directory for a
+  // symlink to a directory outside the allowed root.
+  it('an agent runs in the checked directory even when the path is swapped for a symlink before the spawn', async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'core-swap-')));
+    const allowed = join(base, 'allowed');
+    const repo = join(allowed, 'repo');
+    const outside = join(base, 'outside');
+    mkdirSync(repo, { recursive: true });
+    mkdirSync(outside);
+    class SwappingProvider extends FakeProvider {
+      override async health() {
+        renameSync(repo, join(allowed, 'moved'));
+        symlinkSync(outside, repo);
+        return super.health();
+      }
+    }
+    try {
+      const provider = new SwappingProvider();
+      const { manager, request } = setup({ allowedPaths: [allowed] }, { provider });
+      const snap = await within(manager.start(alpha, request({ repoPath: repo })), 'the start');
+      expect(provider.spawns).toEqual([{ repoPath: repo, dir: join(allowed, 'moved') }]);
+      expect(snap.repoPath).toBe(repo);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
   it('answers an identical retry with the same session, even mid start-up; other parameters are already_exists', async () => {
     const { manager, provider, request } = setup();
     const release = provider.holdStartup();
@@ -125,8 +195,12 @@ describe('SessionManager: start', () => {
     await within(called, 'the provider to be asked');
     const retry = manager.start(alpha, req);
     release();
-    expect(await kindOf(() => within(first, 'the start'))).toBe('failed_precondition');
-    expect(await kindOf(() => within(retry, 'the retry'))).toBe('failed_precondition');
+    // Either may settle first (the retry does not wait for the first's clean-up).
+    const [a, b] = await Promise.all([
+      kindOf(() => within(first, 'the start')),
+      kindOf(() => within(retry, 'the retry')),
+    ]);
+    expect([a, b]).toEqual(['failed_precondition', 'failed_precondition']);
     expect(await kindOf(() => manager.get(alpha, req.sessionId))).toBe('not_found');
     provider.outcome = 'ready';
     expect((await within(manager.start(alpha, req), 'a new start')).status).toBe('RUNNING');
@@ -188,6 +262,25 @@ describe('SessionManager: start', () => {
     release();
     await within(late.exited, 'the late agent to be stopped');
     expect(late.stops).toEqual([{ force: true, gracePeriodMs: 0 }]);
+  });
+
+  it('keeps the checked directory open for a spawn that comes after the start-up timed out', async () => {
+    const { clock, manager, provider, request } = setup();
+    const before = openFds();
+    const release = provider.holdSpawn();
+    const called = provider.nextStart();
+    const starting = manager.start(alpha, request());
+    await within(called, 'the provider to be asked');
+    clock.advance(STARTUP_TIMEOUT_MS);
+    expect((await within(starting, 'the start')).status).toBe('FAILED');
+    // The provider has not spawned yet: its cwd must still lead to the
+    // checked directory, not to a closed (or reused) descriptor.
+    expect(openFds()).toBe(before + 1);
+    release();
+    await until(() => provider.agents.length === 1, 'the late spawn');
+    expect(provider.spawns).toEqual([{ repoPath: root, dir: root }]);
+    await within(provider.agents[0]!.exited, 'the late agent to be gone');
+    await until(() => openFds() === before, 'the directory to be released');
   });
 
   it('tells the provider to give up when the start-up times out', async () => {

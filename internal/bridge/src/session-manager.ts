@@ -5,6 +5,7 @@ import { type Clock, systemClock, systemTimers, type Timers } from './clock.js';
 import { BridgeError, denied, invalid, notFound, precondition, unavailable } from './errors.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
+import { canPin, type PinnedDirectory } from './pinned-directory.js';
 import { createRedactor, type Redactor } from './redactor.js';
 import { Session } from './session.js';
 import { checkLimits } from './session-limits.js';
@@ -57,6 +58,12 @@ export class SessionManager {
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.allowed = new AllowedPaths(deps.settings.allowedPaths);
+    if (!canPin()) {
+      deps.logger.warn(
+        { reason: 'path_pinning_unsupported' },
+        'no /proc/self/fd on this platform: StartSession refuses every repo_path, since the agent could not be held to the directory that was checked',
+      );
+    }
     this.redact = createRedactor(deps.redactPatterns ?? []);
     this.clock = deps.clock ?? systemClock;
     this.timers = deps.timers ?? systemTimers;
@@ -119,7 +126,23 @@ export class SessionManager {
     const optError = provider.validateOptions(req.agentOpts);
     if (optError) throw invalid(optError, 'agent_opts_refused');
 
-    const repoPath = await this.allowed.resolve(req.repoPath);
+    const workspace = await this.allowed.open(req.repoPath);
+    try {
+      return await this.launch(caller, req, provider, workspace);
+    } catch (err) {
+      // Refused before the launch, or the provider failed: nothing will
+      // spawn in it. (A launch that returns has handed it to launchAgent.)
+      await workspace.close();
+      throw err;
+    }
+  }
+
+  private async launch(
+    caller: Caller,
+    req: StartRequest,
+    provider: Provider,
+    workspace: PinnedDirectory,
+  ): Promise<SessionSnapshot> {
     const health = await provider.health();
     if (!health.available) {
       throw precondition(
@@ -138,7 +161,7 @@ export class SessionManager {
     const { settings, logger } = this.deps;
     const session = new Session(
       request,
-      repoPath,
+      workspace.path,
       provider,
       settings,
       this.redact,
@@ -148,7 +171,12 @@ export class SessionManager {
     );
     this.sessions.set(req.sessionId, session);
     const startupTimeoutMs = settings.startupTimeoutMs(req.provider);
-    session.started = launchAgent(session, { timers: this.timers, logger, startupTimeoutMs });
+    session.started = launchAgent(session, {
+      timers: this.timers,
+      logger,
+      startupTimeoutMs,
+      workspace,
+    });
     try {
       await session.started;
     } catch (err) {

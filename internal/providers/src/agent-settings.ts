@@ -16,4 +16,6 @@ export interface AgentSettings {
   isolateHome?: boolean;
   /** How long health probes are cached. */
   healthTtlMs?: number;
+  /** The bound on one health probe, binary resolution included; its processes are killed at it. */
+  probeTimeoutMs?: number;
 }

@@ -1,7 +1,9 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { execa } from 'execa';
+import type { Readable } from 'node:stream';
+import { signalGroup } from './process-group.js';
 import { SpawnError } from './supervised-process.js';
 
 /** Resolves a binary name to an absolute executable path (configured path, else PATH). */
@@ -49,44 +51,112 @@ async function checkExecutable(path: string): Promise<void> {
   }
 }
 
-/**
- * Runs `<binary> <args>` with stdin closed, in its own process group, with
- * exactly `env`: `ok` when it exited 0 in time, `output` what it printed
- * (stdout, then stderr).
- */
-export async function probeOutput(
-  binary: string,
-  args: readonly string[],
-  opts: { timeoutMs?: number; env: Record<string, string> },
-): Promise<{ ok: boolean; output: string }> {
-  const r = await execa(binary, args, {
-    stdin: 'ignore',
-    timeout: opts.timeoutMs ?? 5000,
-    reject: false,
-    detached: true,
-    extendEnv: false,
-    env: opts.env,
-    maxBuffer: 64 * 1024,
-    forceKillAfterDelay: 1000,
-  });
-  const output = `${r.stdout ?? ''}\n${r.stderr ?? ''}`.trim();
-  return { ok: r.exitCode === 0 && !r.timedOut, output };
+/** What one probe process gave. */
+export interface ProbeOutput {
+  /** It exited 0, and its output was complete, before the deadline. */
+  ok: boolean;
+  /** What it printed: stdout, then stderr (each cut at MAX_PROBE_OUTPUT_BYTES). */
+  output: string;
+  /** The deadline came first: its process group was killed and `output` is what came before. */
+  timedOut: boolean;
 }
 
-/** Caches a probe for `ttlMs`; concurrent callers share one run. */
+const MAX_PROBE_OUTPUT_BYTES = 64 * 1024;
+
+/**
+ * Runs `<binary> <args>` with stdin closed, in its own process group, with
+ * exactly `env`, until it has exited and its output is read, or until
+ * `deadline` aborts. At the deadline the whole group is killed and the
+ * probe answers at once: it does not wait for pipes a grandchild may hold.
+ * When the process exits, what it left running in its group is killed too,
+ * for the same reason. A process that leaves its group (setsid) is beyond
+ * reach; the deadline still bounds the probe.
+ */
+export function probeOutput(
+  binary: string,
+  args: readonly string[],
+  opts: { env: Record<string, string>; deadline: AbortSignal },
+): Promise<ProbeOutput> {
+  const { deadline } = opts;
+  if (deadline.aborted) return Promise.resolve({ ok: false, output: '', timedOut: true });
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(binary, args, {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+        env: opts.env,
+      });
+    } catch (err) {
+      resolve({ ok: false, output: (err as Error).message, timedOut: false });
+      return;
+    }
+    const stdout = capture(child.stdout);
+    const stderr = capture(child.stderr);
+    const output = () => `${stdout().trimEnd()}\n${stderr().trimEnd()}`.trim();
+    let settled = false;
+    const settle = (r: ProbeOutput) => {
+      if (settled) return;
+      settled = true;
+      deadline.removeEventListener('abort', onDeadline);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolve(r);
+    };
+    const onDeadline = () => {
+      signalGroup(child.pid, 'SIGKILL');
+      settle({ ok: false, output: output(), timedOut: true });
+    };
+    deadline.addEventListener('abort', onDeadline, { once: true });
+    let exitCode: number | null = null;
+    child.once('error', (err) => settle({ ok: false, output: err.message, timedOut: false }));
+    child.once('exit', (code) => {
+      exitCode = code;
+      // Whatever it left in its group would keep the pipes open: the probe is over.
+      if (!settled) signalGroup(child.pid, 'SIGKILL');
+    });
+    child.once('close', () => settle({ ok: exitCode === 0, output: output(), timedOut: false }));
+  });
+}
+
+/** Collects up to MAX_PROBE_OUTPUT_BYTES of a stream; returns a reader of what came so far. */
+function capture(stream: Readable | null): () => string {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  stream?.on('data', (chunk: Buffer) => {
+    if (bytes >= MAX_PROBE_OUTPUT_BYTES) return;
+    chunks.push(chunk.subarray(0, MAX_PROBE_OUTPUT_BYTES - bytes));
+    bytes += chunk.length;
+  });
+  return () => Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Caches a probe for `ttlMs`; concurrent callers share one run. A result
+ * `isAnswer` rejects (a probe that timed out) is given to the callers that
+ * shared its run but not kept: the next call probes again.
+ */
 export class CachedProbe<T> {
   private value: { at: number; result: Promise<T> } | undefined;
 
   constructor(
     private readonly run: () => Promise<T>,
     private readonly ttlMs: number,
+    private readonly isAnswer: (result: T) => boolean = () => true,
     private readonly now: () => number = Date.now,
   ) {}
 
   get(): Promise<T> {
     const t = this.now();
     if (!this.value || t - this.value.at >= this.ttlMs) {
-      this.value = { at: t, result: this.run() };
+      const entry = { at: t, result: this.run() };
+      this.value = entry;
+      const forget = () => {
+        if (this.value === entry) this.value = undefined;
+      };
+      entry.result.then((r) => {
+        if (!this.isAnswer(r)) forget();
+      }, forget);
     }
     return this.value.result;
   }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { ClaudeProvider } from './claude/claude-provider.js';
-import type { ProviderStatus } from './provider.js';
+import type { HealthResult } from './provider-health.js';
 import type { StructuredProviderOptions } from './structured-provider.js';
 
 /** Path of the built-in mock agent script shipped with this package. */
@@ -26,15 +26,16 @@ export class MockProvider extends ClaudeProvider {
     return false;
   }
 
-  protected override async probeHealth(): Promise<ProviderStatus> {
-    return {
+  protected override async probeHealth(): Promise<HealthResult> {
+    const status = {
       available: true,
       error: '',
       binaryPath: MOCK_AGENT_PATH,
       version: `mock (node ${process.version})`,
-      authState: 'not_required',
+      authState: 'not_required' as const,
       authDetail: '',
       checkedAt: new Date(),
     };
+    return { status, timedOut: false };
   }
 }

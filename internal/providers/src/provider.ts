@@ -27,8 +27,18 @@ export interface ProviderStatus {
 export interface SessionSpec {
   projectId: string;
   sessionId: string;
-  /** Real path of the repository; the agent's working directory. */
+  /**
+   * The approved real path of the repository: what protocol parameters
+   * (codex thread/start, ACP session/new) and messages carry.
+   */
   repoPath: string;
+  /**
+   * Where to spawn the agent: a path that leads to the approved directory
+   * itself however `repoPath` changes meanwhile (the core's pinned
+   * directory, e.g. "/proc/self/fd/23"). Valid until the agent is spawned;
+   * hand it to the spawner unchanged and never show it to the agent.
+   */
+  cwd: string;
   /** Client options, already accepted by `validateOptions`. */
   options: Readonly<Record<string, string>>;
   /** Called once the process exists, before any of its output is emitted. */

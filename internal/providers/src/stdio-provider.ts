@@ -3,7 +3,7 @@ import { CachedProbe, resolveCommand } from './binary-probe.js';
 import { childEnv } from './child-env.js';
 import type { AgentEvent } from './events.js';
 import type { AgentHandle, Provider, ProviderStatus, SessionSpec } from './provider.js';
-import { probeHealth } from './provider-health.js';
+import { DEFAULT_PROBE_TIMEOUT_MS, type HealthResult, probeHealth } from './provider-health.js';
 import type { Spawner } from './supervised-process.js';
 
 export interface ProcessProviderOptions {
@@ -18,6 +18,8 @@ export interface ProcessProviderOptions {
   spawn: Spawner;
   /** How long health results are cached. */
   healthTtlMs?: number;
+  /** The bound on one health probe; its processes are killed at it. */
+  probeTimeoutMs?: number;
   /** Regex a stdout line must match before the agent counts as started ('' = at spawn). */
   readyPattern?: string;
 }
@@ -37,7 +39,7 @@ export class StdioProvider implements Provider {
     permissionRequests: false,
   };
   readonly id: string;
-  private readonly probe: CachedProbe<ProviderStatus>;
+  private readonly probe: CachedProbe<HealthResult>;
 
   constructor(protected readonly opts: ProcessProviderOptions) {
     this.id = opts.id;
@@ -49,8 +51,10 @@ export class StdioProvider implements Provider {
           // Any command may run here; one without --version is still usable.
           versionRequired: false,
           parseVersion: (output) => output.split('\n')[0] ?? '',
+          timeoutMs: this.opts.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
         }),
       opts.healthTtlMs ?? HEALTH_TTL_MS,
+      (r) => !r.timedOut,
     );
   }
 
@@ -61,7 +65,7 @@ export class StdioProvider implements Provider {
   }
 
   health(): Promise<ProviderStatus> {
-    return this.probe.get();
+    return this.probe.get().then((r) => r.status);
   }
 
   async start(spec: SessionSpec): Promise<AgentHandle> {
@@ -82,7 +86,7 @@ export class StdioProvider implements Provider {
     const proc = await this.opts.spawn({
       file,
       args: this.opts.args,
-      cwd: spec.repoPath,
+      cwd: spec.cwd,
       env: this.env(),
       onStdoutLine: line('STDOUT', 'stdout'),
       onStderrLine: line('STDERR', 'stderr'),

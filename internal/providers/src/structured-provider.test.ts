@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ import type { Turn } from './turn-engine.js';
 const AGENT = `
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
 if (process.argv.includes('--die')) { process.stderr.write('fatal: no config\\n'); process.exit(3); }
-out({ ready: true, home: process.env.HOME, codexHome: process.env.CODEX_HOME });
+out({ ready: true, home: process.env.HOME, codexHome: process.env.CODEX_HOME, cwd: process.cwd() });
 let buf = '';
 process.stdin.on('data', (d) => {
   buf += d;
@@ -102,12 +102,13 @@ class TestProvider extends StructuredProvider {
 const repo = realpathSync(mkdtempSync(join(tmpdir(), 'structured-')));
 afterAll(() => rmSync(repo, { recursive: true, force: true }));
 
-async function start(p: TestProvider, startupMs = 10_000) {
+async function start(p: TestProvider, startupMs = 10_000, cwd = repo) {
   const events: AgentEvent[] = [];
   const handle = await p.start({
     projectId: 'p',
     sessionId: '0b7c1d2e-6f3a-4c5b-9d8e-7f6a5b4c3d2e',
     repoPath: repo,
+    cwd,
     options: {},
     spawned: () => {},
     emit: (e) => events.push(e),
@@ -168,6 +169,19 @@ describe('StructuredProvider', () => {
     const err = events.find((e) => e.type === 'AGENT_ERROR');
     expect(err).toMatchObject({ turnId: 'turn-1', error: 'turn timeout' });
     expect(err?.data).toMatchObject({ reason: 'turn_timeout', timeout_ms: 200 });
+  });
+
+  it('spawns the agent in spec.cwd as given, not in repoPath', async () => {
+    const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'structured-cwd-')));
+    try {
+      const { handle, events } = await start(new TestProvider(), 10_000, elsewhere);
+      const env = events.find((e) => e.text === 'env')?.data as { cwd: string };
+      expect(env.cwd).toBe(elsewhere);
+      expect(readlinkSync(`/proc/${handle.pid}/cwd`)).toBe(elsewhere);
+      await stop(handle);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('gives an isolated session its own HOME and CODEX_HOME and removes them afterwards', async () => {

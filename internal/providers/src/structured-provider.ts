@@ -14,7 +14,12 @@ import type {
   ProviderStatus,
   SessionSpec,
 } from './provider.js';
-import { type AuthProbe, probeHealth } from './provider-health.js';
+import {
+  type AuthProbe,
+  DEFAULT_PROBE_TIMEOUT_MS,
+  type HealthResult,
+  probeHealth,
+} from './provider-health.js';
 import { homeEnv, makeSessionHome, stateKey } from './session-home.js';
 import type { StartupGate } from './startup-gate.js';
 import {
@@ -81,7 +86,7 @@ export abstract class StructuredProvider implements Provider {
   abstract readonly capabilities: ProviderCapabilities;
   readonly id: string;
   protected readonly policy: OptionPolicy;
-  private readonly probe: CachedProbe<ProviderStatus>;
+  private readonly probe: CachedProbe<HealthResult>;
 
   constructor(
     protected readonly opts: StructuredProviderOptions,
@@ -92,6 +97,7 @@ export abstract class StructuredProvider implements Provider {
     this.probe = new CachedProbe(
       () => this.probeHealth(),
       opts.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS,
+      (r) => !r.timedOut,
     );
   }
 
@@ -108,8 +114,12 @@ export abstract class StructuredProvider implements Provider {
     return {};
   }
 
-  /** A free (no model call) authentication probe. */
-  protected async probeAuth(_binaryPath: string, _env: Record<string, string>): Promise<AuthProbe> {
+  /** A free (no model call) authentication probe; a process it runs ends at `deadline`. */
+  protected async probeAuth(
+    _binaryPath: string,
+    _env: Record<string, string>,
+    _deadline: AbortSignal,
+  ): Promise<AuthProbe> {
     return { state: 'unknown', detail: '' };
   }
 
@@ -131,7 +141,7 @@ export abstract class StructuredProvider implements Provider {
   }
 
   health(): Promise<ProviderStatus> {
-    return this.probe.get();
+    return this.probe.get().then((r) => r.status);
   }
 
   protected baseEnv(): Record<string, string> {
@@ -177,7 +187,7 @@ export abstract class StructuredProvider implements Provider {
       proc = await this.opts.spawn({
         file,
         args: [...prefix, ...this.protocolArgs(spec, options), ...this.opts.args],
-        cwd: spec.repoPath,
+        cwd: spec.cwd,
         env,
         stdoutMaxLineBytes: MAX_PROTOCOL_LINE_BYTES,
         onStdoutLine: protocolLineReader({
@@ -241,13 +251,14 @@ export abstract class StructuredProvider implements Provider {
     };
   }
 
-  protected probeHealth(): Promise<ProviderStatus> {
+  protected probeHealth(): Promise<HealthResult> {
     return probeHealth({
       binary: async () => (await this.command()).file,
       env: this.baseEnv(),
       versionRequired: true,
       parseVersion: (output) => this.parseVersion(output),
-      probeAuth: (binaryPath, env) => this.probeAuth(binaryPath, env),
+      probeAuth: (binaryPath, env, deadline) => this.probeAuth(binaryPath, env, deadline),
+      timeoutMs: this.opts.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     });
   }
 

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { execa } from 'execa';
 import { LineSplitter } from './line-splitter.js';
+import { signalGroup } from './process-group.js';
 
 export interface ExitInfo {
   /** Exit code when the process exited on its own; null when a signal ended it. */
@@ -12,6 +13,11 @@ export interface ExitInfo {
 export interface SpawnOptions {
   file: string;
   args: readonly string[];
+  /**
+   * The child's working directory, used as given: the child chdirs to it
+   * after the fork and before exec, so a /proc/self/fd link resolves to the
+   * descriptor the child inherited from the daemon.
+   */
   cwd: string;
   env: Record<string, string>;
   onStdoutLine(text: string, continued: boolean): void;
@@ -178,14 +184,7 @@ export class SupervisedProcess {
 
   /** Sends `signal` to the whole process group. Returns false when the group is already gone. */
   signalGroup(signal: NodeJS.Signals): boolean {
-    // Never -0 or -1: kill(0) and kill(-1) would signal the daemon itself or everything.
-    if (!Number.isInteger(this.pid) || this.pid <= 1) return false;
-    try {
-      process.kill(-this.pid, signal);
-      return true;
-    } catch {
-      return false;
-    }
+    return signalGroup(this.pid, signal);
   }
 
   /**

@@ -43,6 +43,7 @@ async function start(p: AcpProvider, options: Record<string, string> = {}) {
     projectId: 'p',
     sessionId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
     repoPath: repo,
+    cwd: repo,
     options,
     spawned: () => {},
     emit: (e) => events.push(e),

@@ -36,6 +36,7 @@ async function start(
     projectId: 'p',
     sessionId: '7d6c5b4a-3f2e-4d1c-8b9a-0f1e2d3c4b5a',
     repoPath: repo,
+    cwd: repo,
     options: {},
     spawned: () => {},
     emit: (e) => events.push(e),

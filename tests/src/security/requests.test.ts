@@ -5,6 +5,7 @@
  * the child never receives rejected input; agents get literal argv and a
  * filtered environment.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +35,10 @@ beforeAll(async () => {
   symlinkSync(join(dir, 'outside'), join(repos, 'escape'));
   symlinkSync('/etc', join(repos, 'etc-link'));
   symlinkSync(join(repos, 'app'), join(repos, 'inner-link'));
+  symlinkSync(join(dir, 'outside', 'missing'), join(repos, 'dangling-out'));
+  symlinkSync(join(repos, 'missing'), join(repos, 'dangling-in'));
+  symlinkSync(join(repos, 'loop'), join(repos, 'loop'));
+  execFileSync('mkfifo', [join(repos, 'fifo')]);
   echo = await start({ provider: 'echo' });
 });
 
@@ -199,43 +204,49 @@ describe('R1 input size at the byte limit (65536 bytes of UTF-8)', () => {
   });
 });
 
-describe('repo_path', () => {
+describe('repo_path (R3: malformed or outside the roots; R4: missing or not a directory)', () => {
   const p = (f: () => string) => f;
-  const rejected: [string, () => string, number][] = [
-    ['<allowed>/../../etc', p(() => `${repos}/../../etc`), status.INVALID_ARGUMENT],
-    ['<repo>/..', p(() => `${w.daemon.repo}/..`), status.INVALID_ARGUMENT],
-    ['<repo>/./', p(() => `${w.daemon.repo}/./`), status.INVALID_ARGUMENT],
-    ['relative repos/app', p(() => 'repos/app'), status.INVALID_ARGUMENT],
-    ['relative ./app', p(() => './app'), status.INVALID_ARGUMENT],
-    ['empty', p(() => ''), status.INVALID_ARGUMENT],
-    ['NUL byte at the end', p(() => `${w.daemon.repo}\0`), status.INVALID_ARGUMENT],
-    ['NUL byte then ../..', p(() => `${w.daemon.repo}\0/../../etc`), status.INVALID_ARGUMENT],
-    ['"//" prefix', p(() => `/${w.daemon.repo}`), status.INVALID_ARGUMENT],
-    ['"//" inside', p(() => `${repos}//app`), status.INVALID_ARGUMENT],
-    ['sibling prefix <dir>/reposevil', p(() => `${dir}/reposevil`), status.PERMISSION_DENIED],
-    ['the parent of the allowed root', p(() => dir), status.PERMISSION_DENIED],
-    ['/etc', p(() => '/etc'), status.PERMISSION_DENIED],
-    ['/', p(() => '/'), status.PERMISSION_DENIED],
-    [
-      'symlink inside the root → a dir outside',
-      p(() => `${repos}/escape`),
-      status.PERMISSION_DENIED,
-    ],
-    ['symlink inside the root → /etc', p(() => `${repos}/etc-link`), status.PERMISSION_DENIED],
-    ['/etc/passwd (a file outside)', p(() => '/etc/passwd'), status.PERMISSION_DENIED],
-    ['missing dir inside the root', p(() => `${repos}/missing`), status.FAILED_PRECONDITION],
-    ['a file inside the root', p(() => `${repos}/file.txt`), status.FAILED_PRECONDITION],
-    ['literal glob characters', p(() => `${repos}/*`), status.FAILED_PRECONDITION],
+  const INVALID = [status.INVALID_ARGUMENT, 'repo_path_invalid'] as const;
+  const OUTSIDE = [status.PERMISSION_DENIED, 'path_not_allowed'] as const;
+  const MISSING = [status.FAILED_PRECONDITION, 'path_missing'] as const;
+  const NOT_DIR = [status.FAILED_PRECONDITION, 'path_not_directory'] as const;
+  const rejected: [string, () => string, readonly [number, string]][] = [
+    ['R3 <allowed>/../../etc', p(() => `${repos}/../../etc`), INVALID],
+    ['R3 <repo>/..', p(() => `${w.daemon.repo}/..`), INVALID],
+    ['R3 <repo>/./', p(() => `${w.daemon.repo}/./`), INVALID],
+    ['R3 relative repos/app', p(() => 'repos/app'), INVALID],
+    ['R3 relative ./app', p(() => './app'), INVALID],
+    ['R3 empty', p(() => ''), INVALID],
+    ['R3 NUL byte at the end', p(() => `${w.daemon.repo}\0`), INVALID],
+    ['R3 NUL byte then ../..', p(() => `${w.daemon.repo}\0/../../etc`), INVALID],
+    ['R3 "//" prefix', p(() => `/${w.daemon.repo}`), INVALID],
+    ['R3 "//" inside', p(() => `${repos}//app`), INVALID],
+    ['R3 sibling prefix <dir>/reposevil', p(() => `${dir}/reposevil`), OUTSIDE],
+    ['R3 the parent of the allowed root', p(() => dir), OUTSIDE],
+    ['R3 /etc', p(() => '/etc'), OUTSIDE],
+    ['R3 /', p(() => '/'), OUTSIDE],
+    ['R3 symlink inside the root → a dir outside', p(() => `${repos}/escape`), OUTSIDE],
+    ['R3 symlink inside the root → /etc', p(() => `${repos}/etc-link`), OUTSIDE],
+    ['R3 dangling symlink inside the root → outside', p(() => `${repos}/dangling-out`), OUTSIDE],
+    ['R3 /etc/passwd (a file outside)', p(() => '/etc/passwd'), OUTSIDE],
+    ['R3 a path through a file outside', p(() => '/etc/passwd/x'), OUTSIDE],
+    ['R3 literal glob characters', p(() => `${repos}/*`), MISSING],
+    ['R4 missing dir inside the root', p(() => `${repos}/missing`), MISSING],
+    ['R4 dangling symlink inside the root', p(() => `${repos}/dangling-in`), MISSING],
+    ['R4 symlink loop inside the root', p(() => `${repos}/loop`), MISSING],
+    ['R4 a file inside the root', p(() => `${repos}/file.txt`), NOT_DIR],
+    ['R4 a path through a file inside the root', p(() => `${repos}/file.txt/x`), NOT_DIR],
+    ['R4 a FIFO inside the root (answered, not blocked on)', p(() => `${repos}/fifo`), NOT_DIR],
   ];
-  it.each(rejected)('%s → %i', async (_name, path, code) => {
-    const details = await expectStartRejected({ repoPath: path() }, code);
+  it.each(rejected)('%s → %j, audited', async (_name, path, [code, reason]) => {
+    const details = await expectStartRejected({ repoPath: path() }, code, reason);
     expect(details).toMatch(/repo_path/);
   });
 
   const accepted: [string, () => string, () => string][] = [
-    ['trailing "/"', () => `${w.daemon.repo}/`, () => w.daemon.repo],
-    ['the allowed root itself', () => repos, () => repos],
-    ['symlink inside the root → inside it', () => `${repos}/inner-link`, () => w.daemon.repo],
+    ['R3 trailing "/"', () => `${w.daemon.repo}/`, () => w.daemon.repo],
+    ['R3 the allowed root itself', () => repos, () => repos],
+    ['R3 symlink inside the root → inside it', () => `${repos}/inner-link`, () => w.daemon.repo],
   ];
   it.each(accepted)('%s is allowed and runs in the real path', async (_name, path, real) => {
     const sessionId = await start({ repoPath: path() });
@@ -250,13 +261,19 @@ describe('repo_path', () => {
   // missing path outside every root answered FAILED_PRECONDITION and an
   // existing one PERMISSION_DENIED, letting any token holder probe the host's
   // file system (/home/<user>, /root/.ssh).
-  it('a missing path outside the allowed roots is PERMISSION_DENIED, like an existing one (existence oracle)', async () => {
+  it('R3 a missing path outside the allowed roots is PERMISSION_DENIED, like an existing one (existence oracle)', async () => {
     const existing = await startOutcome({ repoPath: `${dir}/outside` });
     const missing = await startOutcome({ repoPath: `${dir}/no-such-${randomUUID()}` });
     const missingRoot = await startOutcome({ repoPath: `/no-such-${randomUUID()}` });
     expect(existing.code).toBe(status.PERMISSION_DENIED);
     expect(missing.code).toBe(status.PERMISSION_DENIED);
     expect(missingRoot.code).toBe(status.PERMISSION_DENIED);
+  });
+
+  it('R3 a long repo_path is quoted cut short, never whole', async () => {
+    const long = `${dir}/outside/${'x'.repeat(2000)}`;
+    const details = await expectStartRejected({ repoPath: long }, status.PERMISSION_DENIED);
+    expect(details).not.toContain('x'.repeat(100));
   });
 });
 

@@ -1,3 +1,4 @@
+import { readlinkSync } from 'node:fs';
 import {
   type AgentEvent,
   type AgentHandle,
@@ -74,11 +75,14 @@ export type StartOutcome = 'ready' | 'spawn_error' | 'startup_error';
 export class FakeProvider implements Provider {
   readonly capabilities: ProviderCapabilities;
   readonly agents: FakeAgent[] = [];
+  /** Per start: the repoPath it was given, and the directory its spawn cwd led to at the time. */
+  readonly spawns: { repoPath: string; dir: string }[] = [];
   outcome: StartOutcome = 'ready';
   available = true;
   /** Goes on starting when its start-up is abandoned, as a badly behaved provider might. */
   ignoresAbort = false;
   private gate: Promise<void> = Promise.resolve();
+  private preSpawn: Promise<void> = Promise.resolve();
   private nextPid = 1000;
   private startWaiters: (() => void)[] = [];
 
@@ -108,6 +112,18 @@ export class FakeProvider implements Provider {
     return release;
   }
 
+  /**
+   * Holds every start before its spawn (as resolving the binary may) until
+   * released; the start goes on to spawn even if abandoned meanwhile.
+   */
+  holdSpawn(): () => void {
+    let release!: () => void;
+    this.preSpawn = new Promise((resolve) => {
+      release = resolve;
+    });
+    return release;
+  }
+
   /** Resolves once `start` is next called. */
   nextStart(): Promise<void> {
     return new Promise((resolve) => this.startWaiters.push(resolve));
@@ -115,6 +131,8 @@ export class FakeProvider implements Provider {
 
   async start(spec: SessionSpec): Promise<AgentHandle> {
     for (const notify of this.startWaiters.splice(0)) notify();
+    await this.preSpawn;
+    this.spawns.push({ repoPath: spec.repoPath, dir: readlinkSync(spec.cwd) });
     if (this.outcome === 'spawn_error') {
       await this.gate;
       throw new SpawnError('fake-agent: not found', 'ENOENT');

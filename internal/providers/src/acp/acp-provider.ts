@@ -71,13 +71,14 @@ export class AcpProvider extends StructuredProvider {
   protected override async probeAuth(
     binaryPath: string,
     env: Record<string, string>,
+    deadline: AbortSignal,
   ): Promise<AuthProbe> {
     const storedLoginsVisible = !this.opts.isolateHome;
     switch (this.flavour) {
       case 'gemini':
         return probeGeminiAuth(env, { storedLoginsVisible });
       case 'opencode':
-        return probeOpencodeAuth(binaryPath, env, { storedLoginsVisible });
+        return probeOpencodeAuth(binaryPath, env, { storedLoginsVisible, deadline });
       default:
         // ACP has no free way to ask; an agent's auth failure shows at its first prompt.
         return { state: 'unknown', detail: '' };

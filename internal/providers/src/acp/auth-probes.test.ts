@@ -28,7 +28,8 @@ function opencode(output: string, code = 0): string {
   return path;
 }
 
-const visible = { storedLoginsVisible: true };
+/** Stored logins visible, and no deadline (the stand-ins answer at once). */
+const visible = { storedLoginsVisible: true, deadline: new AbortController().signal };
 
 describe('acpFlavour', () => {
   it('knows opencode and gemini by name or by their ACP arguments', () => {
@@ -124,5 +125,15 @@ describe('opencode auth probe', () => {
       state: 'unknown',
       detail: '"opencode providers list" failed: Error: database locked',
     });
+  });
+
+  it('is unknown, "probe timed out", when the command outlasts the deadline', async () => {
+    const path = join(mkdtempSync(join(root, 'bin-')), 'opencode');
+    writeFileSync(path, '#!/bin/sh\nexec sleep 60\n');
+    chmodSync(path, 0o755);
+    const deadline = AbortSignal.timeout(200);
+    expect(
+      await probeOpencodeAuth(path, { HOME: home() }, { storedLoginsVisible: true, deadline }),
+    ).toEqual({ state: 'unknown', detail: '"opencode providers list": probe timed out' });
   });
 });

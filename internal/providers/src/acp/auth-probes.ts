@@ -27,8 +27,6 @@ const OPENCODE_PROVIDER_ENV = [
   'AZURE_API_KEY',
 ] as const;
 
-const PROBE_TIMEOUT_MS = 10_000;
-
 /**
  * gemini has no status command. Its credentials come from the environment
  * or from the auth type chosen in `~/.gemini/settings.json`; without either
@@ -86,17 +84,17 @@ async function selectedAuthType(path: string): Promise<string | undefined> {
 export async function probeOpencodeAuth(
   binaryPath: string,
   env: Record<string, string>,
-  opts: { storedLoginsVisible: boolean },
+  opts: { storedLoginsVisible: boolean; deadline: AbortSignal },
 ): Promise<AuthProbe> {
   const keys = OPENCODE_PROVIDER_ENV.filter((k) => env[k]);
   if (opts.storedLoginsVisible) {
     const r = await probeOutput(binaryPath, ['providers', 'list'], {
       env,
-      timeoutMs: PROBE_TIMEOUT_MS,
+      deadline: opts.deadline,
     });
     const creds = /(\d+)\s+credentials?\b/i.exec(r.output);
     if (!r.ok || !creds) {
-      return authCheckFailed('"opencode providers list"', r.output);
+      return authCheckFailed('"opencode providers list"', r);
     }
     const count = Number(creds[1]);
     if (count > 0) {

@@ -1,4 +1,4 @@
-import { probeOutput } from '../binary-probe.js';
+import { type ProbeOutput, probeOutput } from '../binary-probe.js';
 import { type AuthProbe, authCheckFailed } from '../provider-health.js';
 
 /**
@@ -6,7 +6,10 @@ import { type AuthProbe, authCheckFailed } from '../provider-health.js';
  * when logged in, 1 when not. It does not validate a key, so "authenticated"
  * means "credentials configured".
  */
-export function interpretAuthStatus(r: { ok: boolean; output: string }): AuthProbe {
+export function interpretAuthStatus(
+  r: Omit<ProbeOutput, 'timedOut'> & { timedOut?: boolean },
+): AuthProbe {
+  if (r.timedOut) return authCheckFailed('claude auth status', r);
   const json = /\{[\s\S]*\}/.exec(r.output)?.[0];
   let parsed: { loggedIn?: unknown; authMethod?: unknown } | undefined;
   try {
@@ -20,13 +23,13 @@ export function interpretAuthStatus(r: { ok: boolean; output: string }): AuthPro
       ? { state: 'authenticated', detail: `credentials configured (${method}); not validated` }
       : { state: 'unauthenticated', detail: 'not logged in (claude auth status)' };
   }
-  return authCheckFailed('claude auth status', r.output);
+  return authCheckFailed('claude auth status', r);
 }
 
 export async function probeAuthStatus(
   binaryPath: string,
   env: Record<string, string>,
-  timeoutMs = 10_000,
+  deadline: AbortSignal,
 ): Promise<AuthProbe> {
-  return interpretAuthStatus(await probeOutput(binaryPath, ['auth', 'status'], { env, timeoutMs }));
+  return interpretAuthStatus(await probeOutput(binaryPath, ['auth', 'status'], { env, deadline }));
 }

@@ -39,7 +39,11 @@ export class ClaudeProvider extends StructuredProvider {
     return { CLAUDE_CODE_MAX_RETRIES: '2', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
   }
 
-  protected override probeAuth(binaryPath: string, env: Record<string, string>) {
-    return probeAuthStatus(binaryPath, env);
+  protected override probeAuth(
+    binaryPath: string,
+    env: Record<string, string>,
+    deadline: AbortSignal,
+  ) {
+    return probeAuthStatus(binaryPath, env, deadline);
   }
 }

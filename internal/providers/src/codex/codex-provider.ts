@@ -45,7 +45,14 @@ export class CodexProvider extends StructuredProvider {
     return new CodexDriver(ctx, this.clientVersion);
   }
 
-  protected override probeAuth(binaryPath: string, env: Record<string, string>) {
-    return probeLoginStatus(binaryPath, env, { isolateHome: this.opts.isolateHome ?? false });
+  protected override probeAuth(
+    binaryPath: string,
+    env: Record<string, string>,
+    deadline: AbortSignal,
+  ) {
+    return probeLoginStatus(binaryPath, env, {
+      isolateHome: this.opts.isolateHome ?? false,
+      deadline,
+    });
   }
 }

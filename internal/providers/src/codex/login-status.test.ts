@@ -17,9 +17,21 @@ describe('codex login status', () => {
   });
   it('anything else (a crash, a timeout) is unknown', () => {
     expect(interpretLoginStatus({ ok: false, output: '' })).toMatchObject({ state: 'unknown' });
+    // Cut short: what it printed before the deadline is not read as an answer.
+    expect(interpretLoginStatus({ ok: false, output: 'Not logged in', timedOut: true })).toEqual({
+      state: 'unknown',
+      detail: 'codex login status: probe timed out',
+    });
   });
   it('with isolate_home the daemon login says nothing about sessions', async () => {
-    const r = await probeLoginStatus('/nonexistent', {}, { isolateHome: true });
+    const r = await probeLoginStatus(
+      '/nonexistent',
+      {},
+      {
+        isolateHome: true,
+        deadline: new AbortController().signal,
+      },
+    );
     expect(r.state).toBe('unknown');
     expect(r.detail).toContain('isolate_home');
   });

@@ -1,4 +1,4 @@
-import { probeOutput } from '../binary-probe.js';
+import { type ProbeOutput, probeOutput } from '../binary-probe.js';
 import { type AuthProbe, authCheckFailed } from '../provider-health.js';
 
 const ENV_KEYS_NOTE =
@@ -9,7 +9,10 @@ const ENV_KEYS_NOTE =
  * "Logged in using an API key - sk-…"), rc 1 with "Not logged in" is not.
  * Only the login method is kept: the masked key is nobody's business.
  */
-export function interpretLoginStatus(r: { ok: boolean; output: string }): AuthProbe {
+export function interpretLoginStatus(
+  r: Omit<ProbeOutput, 'timedOut'> & { timedOut?: boolean },
+): AuthProbe {
+  if (r.timedOut) return authCheckFailed('codex login status', r);
   const first = (r.output.split('\n')[0] ?? '').trim();
   if (r.ok) {
     const method = /^Logged in using (.+?)(?:\s+-\s+.*)?$/i.exec(first)?.[1];
@@ -24,14 +27,14 @@ export function interpretLoginStatus(r: { ok: boolean; output: string }): AuthPr
       detail: `not logged in (codex login status); ${ENV_KEYS_NOTE}`,
     };
   }
-  return authCheckFailed('codex login status', r.output);
+  return authCheckFailed('codex login status', r);
 }
 
 /** The free auth probe of the codex adapter. */
 export async function probeLoginStatus(
   binaryPath: string,
   env: Record<string, string>,
-  opts: { isolateHome: boolean; timeoutMs?: number },
+  opts: { isolateHome: boolean; deadline: AbortSignal },
 ): Promise<AuthProbe> {
   if (opts.isolateHome) {
     // The probe would read the daemon's own login, which isolated sessions never see.
@@ -40,9 +43,6 @@ export async function probeLoginStatus(
       detail: `isolate_home is on: sessions start with an empty CODEX_HOME and no stored login, so credentials must come from env, which codex login status cannot check`,
     };
   }
-  const r = await probeOutput(binaryPath, ['login', 'status'], {
-    env,
-    timeoutMs: opts.timeoutMs ?? 10_000,
-  });
+  const r = await probeOutput(binaryPath, ['login', 'status'], { env, deadline: opts.deadline });
   return interpretLoginStatus(r);
 }

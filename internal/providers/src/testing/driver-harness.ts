@@ -43,6 +43,7 @@ export function driverHarness<D extends ProtocolDriver>(
       projectId: 'p',
       sessionId: 's',
       repoPath: opts.repoPath ?? '/repo',
+      cwd: opts.repoPath ?? '/repo',
       options,
       spawned: () => {},
       emit: () => {},

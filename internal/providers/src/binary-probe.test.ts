@@ -1,0 +1,176 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CachedProbe, type ProbeOutput, probeOutput } from './binary-probe.js';
+import { running, until, within } from './testing/processes.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'binary-probe-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let scripts = 0;
+/** A shell script as a fake binary; `$PIDS` is a file it may write its pids to. */
+function fake(body: string): { path: string; pids: () => number[] } {
+  const path = join(dir, `fake-${++scripts}`);
+  const pidFile = `${path}.pids`;
+  writeFileSync(path, `#!/bin/sh\nPIDS=${pidFile}\n${body}\n`);
+  chmodSync(path, 0o755);
+  return {
+    path,
+    pids: () =>
+      existsSync(pidFile)
+        ? readFileSync(pidFile, 'utf8').split(/\s+/).filter(Boolean).map(Number)
+        : [],
+  };
+}
+
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+const noDeadline = () => new AbortController().signal;
+
+describe('probeOutput', () => {
+  it('returns what a binary that prints and exits printed', async () => {
+    const bin = fake('echo "tool 1.2.3"; echo "a warning" >&2');
+    expect(await probeOutput(bin.path, ['--version'], { env, deadline: noDeadline() })).toEqual({
+      ok: true,
+      output: 'tool 1.2.3\na warning',
+      timedOut: false,
+    });
+  });
+
+  it('waits for a slow binary that answers before the deadline', async () => {
+    const bin = fake('sleep 0.3; echo done');
+    const r = await probeOutput(bin.path, [], { env, deadline: AbortSignal.timeout(10_000) });
+    expect(r).toEqual({ ok: true, output: 'done', timedOut: false });
+  });
+
+  it('a non-zero exit is not ok, and says what it printed', async () => {
+    const bin = fake('echo "unknown option" >&2; exit 2');
+    expect(await probeOutput(bin.path, [], { env, deadline: noDeadline() })).toEqual({
+      ok: false,
+      output: 'unknown option',
+      timedOut: false,
+    });
+  });
+
+  it('a binary that cannot be run is not ok', async () => {
+    const r = await probeOutput(join(dir, 'missing'), [], { env, deadline: noDeadline() });
+    expect(r).toMatchObject({
+      ok: false,
+      timedOut: false,
+      output: expect.stringMatching(/ENOENT/),
+    });
+  });
+
+  it('at the deadline kills the whole group, a grandchild holding stdout included, and answers at once', async () => {
+    const bin = fake('sleep 600 & echo "$$ $!" > $PIDS; sleep 600');
+    const deadline = new AbortController();
+    const probe = probeOutput(bin.path, [], { env, deadline: deadline.signal });
+    await until(() => bin.pids().length === 2, 'the probe and its grandchild to start');
+    const [leader, grandchild] = bin.pids() as [number, number];
+    expect(running(leader) && running(grandchild)).toBe(true);
+    deadline.abort();
+    // Within: an answer that waited for the grandchild's 600 s would fail here.
+    const r: ProbeOutput = await within(probe, 'the probe to answer');
+    expect(r).toEqual({ ok: false, output: '', timedOut: true });
+    await until(() => !running(leader) && !running(grandchild), 'the probe group to be gone');
+  });
+
+  it('kills a binary that ignores SIGTERM at the deadline, and keeps what it printed before', async () => {
+    const bin = fake(`trap '' TERM; echo partial; echo $$ > $PIDS; while :; do sleep 1; done`);
+    const r = await within(
+      probeOutput(bin.path, [], { env, deadline: AbortSignal.timeout(1000) }),
+      'the probe to answer',
+    );
+    expect(r).toEqual({ ok: false, output: 'partial', timedOut: true });
+    const [leader] = bin.pids() as [number];
+    await until(() => !running(leader), 'the probe to be gone');
+  });
+
+  it('answers when the binary exits, not when a grandchild it left behind lets go of stdout', async () => {
+    const bin = fake('sleep 600 & echo $! > $PIDS; echo "tool 2.0.0"; exit 0');
+    const r = await within(
+      probeOutput(bin.path, ['--version'], { env, deadline: noDeadline() }),
+      'the probe to answer',
+    );
+    expect(r).toEqual({ ok: true, output: 'tool 2.0.0', timedOut: false });
+    const [grandchild] = bin.pids() as [number];
+    await until(() => !running(grandchild), 'the left-behind grandchild to be gone');
+  });
+
+  it('does not start when the deadline has already passed', async () => {
+    const bin = fake('echo $$ > $PIDS');
+    const deadline = AbortSignal.abort();
+    expect(await probeOutput(bin.path, [], { env, deadline })).toEqual({
+      ok: false,
+      output: '',
+      timedOut: true,
+    });
+    expect(bin.pids()).toEqual([]);
+  });
+});
+
+describe('CachedProbe', () => {
+  function counting<T>(results: T[]) {
+    let runs = 0;
+    const resolvers: ((v: T) => void)[] = [];
+    const run = () => {
+      const i = runs++;
+      return new Promise<T>((resolve) => {
+        resolvers.push(resolve);
+        if (i < results.length) resolve(results[i]!);
+      });
+    };
+    return { run, runs: () => runs, resolvers };
+  }
+
+  it('shares one run between concurrent callers and keeps an answer for the TTL', async () => {
+    let now = 0;
+    const c = counting(['a', 'b']);
+    const probe = new CachedProbe(
+      c.run,
+      1000,
+      () => true,
+      () => now,
+    );
+    expect(await Promise.all([probe.get(), probe.get()])).toEqual(['a', 'a']);
+    now = 999;
+    expect(await probe.get()).toBe('a');
+    expect(c.runs()).toBe(1);
+    now = 1000;
+    expect(await probe.get()).toBe('b');
+    expect(c.runs()).toBe(2);
+  });
+
+  it('gives a result that is not an answer to those who shared its run, then probes again', async () => {
+    const c = counting<string>([]);
+    const probe = new CachedProbe(
+      c.run,
+      60_000,
+      (r) => r !== 'timed out',
+      () => 0,
+    );
+    const first = probe.get();
+    const second = probe.get();
+    c.resolvers[0]!('timed out');
+    expect(await Promise.all([first, second])).toEqual(['timed out', 'timed out']);
+    expect(c.runs()).toBe(1);
+    const third = probe.get();
+    expect(c.runs()).toBe(2);
+    c.resolvers[1]!('answer');
+    expect(await third).toBe('answer');
+    expect(await probe.get()).toBe('answer');
+    expect(c.runs()).toBe(2);
+  });
+
+  it('does not keep a failed run', async () => {
+    let runs = 0;
+    const probe = new CachedProbe(
+      () => (++runs === 1 ? Promise.reject(new Error('boom')) : Promise.resolve('ok')),
+      60_000,
+      () => true,
+      () => 0,
+    );
+    await expect(probe.get()).rejects.toThrow('boom');
+    expect(await probe.get()).toBe('ok');
+  });
+});
