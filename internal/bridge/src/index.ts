@@ -8,7 +8,8 @@ export {
 export { type Clock, systemClock } from './clock.js';
 export { BridgeError, type ErrorKind, exhausted } from './errors.js';
 export type { BridgeEvent } from './event.js';
-export { createRedactor, type Redactor } from './redactor.js';
+export { EventRedactor } from './event-redactor.js';
+export { createRedactor, REDACTED, type Redactor, SecretRedactor } from './redactor.js';
 export { SessionManager } from './session-manager.js';
 export type { EventStream } from './subscriptions.js';
 export { type BucketLimit, TokenBuckets } from './token-buckets.js';

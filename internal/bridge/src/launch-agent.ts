@@ -64,7 +64,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     );
     agent.exited.then(
       (exit) => {
-        session.finish(exit, agent.stderrTail());
+        session.finish(exit);
         logger.info({ sessionId: session.id, ...exit, status: session.status }, 'session ended');
       },
       (err) => session.fail(`agent supervision failed: ${(err as Error).message}`, {}),
@@ -77,7 +77,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     if (session.startupAbandoned.aborted) {
       // Stopped while starting: once no agent is left, the session ends as stopped.
       await late;
-      session.finish({ exitCode: null, signal: null }, '');
+      session.finish({ exitCode: null, signal: null });
       logger.info({ sessionId: session.id }, 'session stopped during start-up');
       return;
     }

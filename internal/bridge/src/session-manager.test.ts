@@ -334,11 +334,12 @@ describe('SessionManager: start', () => {
   it('records an agent that exits on its own as a crash, with its stderr tail', async () => {
     const { manager, start, history } = setup();
     const { id, agent } = await start();
+    agent.emit({ type: 'STDERR', stream: 'stderr', text: 'last words' });
     agent.exit({ exitCode: 2, signal: null });
     expect((await history(id)).at(-1)).toMatchObject({
       type: 'SESSION_FAILED',
       error: 'agent exited with code 2',
-      data: { reason: 'crashed', exit_code: 2, stderr_tail: agent.stderrTail() },
+      data: { reason: 'crashed', exit_code: 2, stderr_tail: 'last words\n' },
     });
     expect(manager.get(alpha, id)).toMatchObject({ status: 'FAILED', exitCode: 2 });
   });

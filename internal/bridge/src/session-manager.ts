@@ -6,7 +6,7 @@ import { BridgeError, denied, invalid, notFound, precondition, unavailable } fro
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
 import { canPin, type PinnedDirectory } from './pinned-directory.js';
-import { createRedactor, type Redactor } from './redactor.js';
+import { type Redactor, SecretRedactor } from './redactor.js';
 import { Session } from './session.js';
 import { checkLimits } from './session-limits.js';
 import {
@@ -25,7 +25,7 @@ import type {
   SessionStatus,
   StartRequest,
 } from './types.js';
-import { checkSessionId, checkSubscriberId, preview } from './validate.js';
+import { checkSessionId, checkSubscriberId, preview, refusedOptions } from './validate.js';
 
 export interface SessionManagerDeps {
   settings: CoreSettings;
@@ -49,7 +49,9 @@ const MAX_IDEMPOTENCY_KEY_BYTES = 128;
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   private readonly allowed: AllowedPaths;
-  private readonly redact: Redactor;
+  private readonly secrets: SecretRedactor;
+  /** The daemon's redaction (built-in rules and `logging.redact_patterns`), for messages leaving it. */
+  readonly redact: Redactor;
   private readonly clock: Clock;
   private readonly timers: Timers;
   private readonly subscriptions: Subscriptions;
@@ -64,7 +66,8 @@ export class SessionManager {
         'no /proc/self/fd on this platform: StartSession refuses every repo_path, since the agent could not be held to the directory that was checked',
       );
     }
-    this.redact = createRedactor(deps.redactPatterns ?? []);
+    this.secrets = new SecretRedactor(deps.redactPatterns ?? []);
+    this.redact = (text) => this.secrets.redact(text);
     this.clock = deps.clock ?? systemClock;
     this.timers = deps.timers ?? systemTimers;
     this.subscriptions = new Subscriptions(this.clock, deps.settings.maxSubscribers);
@@ -119,12 +122,12 @@ export class SessionManager {
     const provider = this.deps.providers.get(req.provider);
     if (!provider) {
       throw invalid(
-        `unknown provider ${preview(req.provider)} (configured: ${[...this.deps.providers.keys()].join(', ')})`,
+        `provider ${preview(req.provider)} is not configured (configured: ${[...this.deps.providers.keys()].join(', ')})`,
         'unknown_provider',
       );
     }
-    const optError = provider.validateOptions(req.agentOpts);
-    if (optError) throw invalid(optError, 'agent_opts_refused');
+    const refusal = provider.validateOptions(req.agentOpts);
+    if (refusal) throw invalid(refusedOptions(refusal, req.agentOpts), 'agent_opts_refused');
 
     const workspace = await this.allowed.open(req.repoPath);
     try {
@@ -164,7 +167,7 @@ export class SessionManager {
       workspace.path,
       provider,
       settings,
-      this.redact,
+      this.secrets,
       this.clock,
       this.deps.audit ?? noAudit,
       caller,

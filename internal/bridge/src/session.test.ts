@@ -21,7 +21,7 @@ describe('Session', () => {
     session.markRunning(agent);
     expect(session.status).toBe('RUNNING');
     expect(session.runningAgent()).toBe(agent);
-    session.finish({ exitCode: 0, signal: null }, '');
+    session.finish({ exitCode: 0, signal: null });
     expect(session.status).toBe('STOPPED');
     expect(await kindOf(() => session.runningAgent())).toBe('failed_precondition');
     expect(types(session)).toEqual(['SESSION_STARTED', 'SESSION_STOPPED']);
@@ -37,7 +37,7 @@ describe('Session', () => {
     expect(session.status).toBe('STOPPING');
     session.markRunning(agent);
     expect(session.status).toBe('STOPPING');
-    agent.exited.then((exit) => session.finish(exit, ''));
+    agent.exited.then((exit) => session.finish(exit));
     started();
     await within(stopping, 'the stop');
     expect(agent.stops).toEqual([{ force: false, gracePeriodMs: 750 }]);
@@ -51,7 +51,7 @@ describe('Session', () => {
   it('joins a second graceful stop to the first and keeps the first reason', async () => {
     const { session, agent } = setup();
     session.markRunning(agent);
-    agent.exited.then((exit) => session.finish(exit, ''));
+    agent.exited.then((exit) => session.finish(exit));
     const first = session.stop('idle_timeout', false);
     expect(session.stop('stop_requested', false)).toBe(first);
     await within(first, 'the stop');
@@ -59,25 +59,46 @@ describe('Session', () => {
     expect(session.ring.get(session.ring.lastSeq)?.data).toMatchObject({ reason: 'idle_timeout' });
   });
 
-  it('fails on a non-zero exit with the redacted stderr tail, stamped by the clock', () => {
+  it('fails on a non-zero exit with the stored (redacted) stderr as its tail, stamped by the clock', () => {
     const { clock, session, agent } = setup();
     session.markRunning(agent);
+    agent.emit({ type: 'STDERR', stream: 'stderr', text: 'fatal: token=hunter2' });
+    agent.emit({ type: 'STDERR', stream: 'stderr', text: 'abc', data: { continued: true } });
+    agent.emit({ type: 'STDERR', stream: 'stderr', text: 'def' });
     clock.advance(5000);
-    session.finish({ exitCode: 3, signal: null }, 'token=hunter2');
+    session.finish({ exitCode: 3, signal: null });
     expect(session.status).toBe('FAILED');
     expect(session.stoppedAt).toBe(clock.now());
     expect(session.ring.get(session.ring.lastSeq)).toMatchObject({
       type: 'SESSION_FAILED',
       error: 'agent exited with code 3',
-      data: { reason: 'crashed', exit_code: 3, stderr_tail: '[REDACTED]' },
+      data: {
+        reason: 'crashed',
+        exit_code: 3,
+        stderr_tail: 'fatal: token=[REDACTED]\nabcdef\n',
+      },
     });
+  });
+
+  it('keeps the last 4096 characters of stderr as the tail, from a line start', () => {
+    const { session, agent } = setup();
+    session.markRunning(agent);
+    for (let i = 0; i < 100; i++) {
+      agent.emit({ type: 'STDERR', stream: 'stderr', text: `${i} ${'e'.repeat(60)}` });
+    }
+    session.finish({ exitCode: 1, signal: null });
+    const tail = session.ring.get(session.ring.lastSeq)?.data?.stderr_tail as string;
+    expect(tail.length).toBeLessThanOrEqual(4096);
+    expect(tail.length).toBeGreaterThan(4000);
+    expect(tail.startsWith(`${100 - tail.split('\n').length + 1} `)).toBe(true);
+    expect(tail.endsWith(`99 ${'e'.repeat(60)}\n`)).toBe(true);
   });
 
   it('ends once: a later exit, failure or spawn report records nothing', () => {
     const { session } = setup();
     session.fail('startup_timeout', { reason: 'startup_timeout' });
     session.fail('again', {});
-    session.finish({ exitCode: 0, signal: null }, '');
+    session.finish({ exitCode: 0, signal: null });
     session.markSpawned(7);
     expect(types(session)).toEqual(['SESSION_FAILED']);
     expect(session.snapshot()).toMatchObject({ status: 'FAILED', error: 'startup_timeout' });

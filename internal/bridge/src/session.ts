@@ -4,9 +4,10 @@ import type { Clock } from './clock.js';
 import { CursorStore } from './cursors.js';
 import { precondition } from './errors.js';
 import type { BridgeEvent } from './event.js';
+import { EventRedactor } from './event-redactor.js';
 import { EventRing } from './event-ring.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import type { Redactor } from './redactor.js';
+import type { SecretRedactor } from './redactor.js';
 import { auditEvent } from './session-audit.js';
 import type {
   Caller,
@@ -17,6 +18,9 @@ import type {
 } from './types.js';
 
 export type StopReason = 'stop_requested' | 'idle_timeout' | 'shutdown';
+
+/** Characters of stored (redacted) stderr kept for the failure event's `stderr_tail`. */
+const STDERR_TAIL_CHARS = 4096;
 
 /** Why a start-up was abandoned: the session was stopped before its agent came up. */
 class StoppedDuringStartup extends Error {
@@ -51,13 +55,16 @@ export class Session {
   private stopping: Promise<void> | undefined;
   private readonly stopGracePeriodMs: number;
   private readonly startup = new AbortController();
+  private readonly redaction: EventRedactor;
+  /** The end of the session's stderr as stored, so already redacted. */
+  private stderrTail = '';
 
   constructor(
     readonly request: StartRequest,
     readonly repoPath: string,
     readonly provider: Provider,
     settings: CoreSettings,
-    private readonly redact: Redactor,
+    secrets: SecretRedactor,
     private readonly clock: Clock,
     private readonly audit: Audit,
     /** Who started the session, named in its audit records. */
@@ -66,6 +73,7 @@ export class Session {
     this.ring = new EventRing(settings.eventBufferSize, settings.eventBufferBytes);
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
     this.stopGracePeriodMs = settings.stopGracePeriodMs;
+    this.redaction = new EventRedactor(secrets);
     this.createdAt = clock.now();
     this.lastActivity = this.createdAt;
   }
@@ -113,17 +121,34 @@ export class Session {
     );
   }
 
-  /** Stores an event with the next seq. Text and error are redacted first. */
+  /**
+   * Stores an event with the next seq, redacted first (text, error and
+   * data; output lines per stream, see EventRedactor): nothing unredacted
+   * ever enters the ring.
+   */
   append(ev: AgentEvent): BridgeEvent {
-    const stored = this.eventAt(this.ring.lastSeq + 1, {
-      ...ev,
-      text: this.redact(ev.text),
-      error: ev.error ? this.redact(ev.error) : '',
-    });
+    return this.store(this.redaction.event(ev));
+  }
+
+  private store(ev: AgentEvent): BridgeEvent {
+    const stored = this.eventAt(this.ring.lastSeq + 1, ev);
     this.lastActivity = stored.timestamp;
     this.ring.push(stored);
+    if (stored.type === 'STDERR') this.keepStderr(stored.text, stored.data?.continued === true);
     auditEvent(this.audit, stored, this.startedBy?.identity);
     return stored;
+  }
+
+  private keepStderr(text: string, continued: boolean): void {
+    const tail = this.stderrTail + text + (continued ? '' : '\n');
+    if (tail.length <= STDERR_TAIL_CHARS) {
+      this.stderrTail = tail;
+      return;
+    }
+    // Start at a line so the tail never opens with half of a "[REDACTED]".
+    const cut = tail.slice(-STDERR_TAIL_CHARS);
+    const nl = cut.indexOf('\n');
+    this.stderrTail = nl >= 0 && nl < cut.length - 1 ? cut.slice(nl + 1) : cut;
   }
 
   /** An event of this session with `seq`, stamped now. Only `append` stores it. */
@@ -211,9 +236,13 @@ export class Session {
     await Promise.resolve();
   }
 
-  /** Records the end of the process: status, exit details and the terminal event. */
-  finish(exit: ExitInfo, stderrTail: string): void {
+  /**
+   * Records the end of the process: status, exit details and the terminal
+   * event (a failure carries the end of the stored stderr, `stderr_tail`).
+   */
+  finish(exit: ExitInfo): void {
     if (this.ended) return;
+    for (const held of this.redaction.flush()) this.store(held);
     this.exitCode = exit.exitCode ?? undefined;
     this.exitSignal = exit.signal ?? '';
     this.endedAt = this.clock.now();
@@ -232,7 +261,7 @@ export class Session {
         data,
       });
     } else {
-      this.fail(exitText(exit), { ...data, stderr_tail: this.redact(stderrTail) });
+      this.fail(exitText(exit), { ...data, stderr_tail: this.stderrTail });
     }
   }
 

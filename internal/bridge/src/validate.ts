@@ -1,4 +1,6 @@
+import type { OptionRefusal } from '@agent-bridge/providers';
 import { invalid } from './errors.js';
+import { redactSecrets } from './redactor.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SUBSCRIBER = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -22,7 +24,27 @@ export function checkSubscriberId(id: string, required: boolean): void {
   }
 }
 
-/** Quotes untrusted input for an error message, cut short so messages stay small. */
+/** Characters of caller input a message shows at most. */
+const PREVIEW_CHARS = 64;
+
+/**
+ * Caller input as an error message may show it, and the only way messages
+ * show it: secrets replaced (built-in rules; the server redacts every
+ * message again with the configured ones), then cut to 64 characters, then
+ * JSON-quoted so control characters stay visible. Redaction comes first so
+ * the cut can never leave a secret's prefix that no rule recognises.
+ */
 export function preview(s: string): string {
-  return JSON.stringify(s.length > 64 ? `${s.slice(0, 64)}…` : s);
+  const r = redactSecrets(s);
+  return JSON.stringify(r.length > PREVIEW_CHARS ? `${r.slice(0, PREVIEW_CHARS)}…` : r);
+}
+
+/** The message for refused `agent_opts`: the field, the key or value (previewed) and the rule. */
+export function refusedOptions(
+  r: OptionRefusal,
+  options: Readonly<Record<string, string>>,
+): string {
+  return r.refused === 'key'
+    ? `agent_opts key ${preview(r.key)} ${r.rule}`
+    : `agent_opts ${preview(r.key)}: value ${preview(options[r.key] ?? '')} ${r.rule}`;
 }

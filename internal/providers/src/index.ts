@@ -3,10 +3,12 @@ export { resolveBinary } from './binary-probe.js';
 export { ClaudeProvider } from './claude/claude-provider.js';
 export { CodexProvider } from './codex/codex-provider.js';
 export type { AgentEvent, EventData, EventStream, EventType } from './events.js';
+export { LineSplitter } from './line-splitter.js';
 export { MOCK_AGENT_PATH, MockProvider } from './mock-provider.js';
 export type {
   AgentHandle,
   AuthState,
+  OptionRefusal,
   Provider,
   ProviderCapabilities,
   ProviderStatus,

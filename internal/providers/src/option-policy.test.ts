@@ -16,33 +16,41 @@ describe('OptionPolicy', () => {
   it('uses the adapter defaults when config says nothing', () => {
     const p = new OptionPolicy('codex', SPECS, {});
     expect(p.validate({ model: 'gpt-5.1-codex', sandbox: 'read-only' })).toBeUndefined();
-    expect(p.validate({ sandbox: 'danger-full-access' })).toMatch(
-      /agent_opts\.sandbox: "danger-full-access" is not allowed by this daemon's policy \(allowed: read-only, workspace-write\)/,
-    );
+    expect(p.validate({ sandbox: 'danger-full-access' })).toEqual({
+      key: 'sandbox',
+      refused: 'value',
+      rule: "is not allowed by this daemon's policy (allowed: read-only, workspace-write)",
+    });
   });
 
   it('refuses unknown keys, naming the accepted ones', () => {
     const p = new OptionPolicy('codex', SPECS, {});
-    expect(p.validate({ temperature: '1' })).toBe(
-      'provider "codex" does not accept agent_opts key "temperature" (accepted: model, sandbox)',
-    );
+    expect(p.validate({ temperature: '1' })).toEqual({
+      key: 'temperature',
+      refused: 'key',
+      rule: 'is not accepted by provider "codex" (accepted: model, sandbox)',
+    });
   });
 
   it('refuses values that could be read as flags or carry shell syntax', () => {
     const p = new OptionPolicy('codex', SPECS, {});
     for (const v of ['--dangerously-bypass', '', 'a b', 'x;rm -rf /', '$(id)', 'm\n']) {
-      expect(p.validate({ model: v })).toMatch(/^agent_opts\.model: .* is not a model name/);
+      expect(p.validate({ model: v })).toMatchObject({
+        key: 'model',
+        refused: 'value',
+        rule: expect.stringMatching(/^is not a model name/),
+      });
     }
   });
 
   it('narrows to the configured values; "*" never includes dangerous values', () => {
     const narrow = new OptionPolicy('codex', SPECS, { allowedOpts: { sandbox: ['read-only'] } });
-    expect(narrow.validate({ sandbox: 'workspace-write' })).toMatch(/not allowed/);
+    expect(narrow.validate({ sandbox: 'workspace-write' })?.rule).toMatch(/not allowed/);
     // Keys not listed in allowed_opts are not client-settable at all.
-    expect(narrow.validate({ model: 'x' })).toMatch(/does not accept agent_opts key "model"/);
+    expect(narrow.validate({ model: 'x' })).toMatchObject({ key: 'model', refused: 'key' });
     const star = new OptionPolicy('codex', SPECS, { allowedOpts: { sandbox: ['*'] } });
     expect(star.validate({ sandbox: 'workspace-write' })).toBeUndefined();
-    expect(star.validate({ sandbox: 'danger-full-access' })).toMatch(/not allowed/);
+    expect(star.validate({ sandbox: 'danger-full-access' })?.rule).toMatch(/not allowed/);
   });
 
   it('rejects a config that hands a dangerous value to clients, or names an unknown option', () => {
@@ -61,6 +69,19 @@ describe('OptionPolicy', () => {
     const p = new OptionPolicy('codex', SPECS, { defaultOpts: { sandbox: 'danger-full-access' } });
     expect(p.resolve({})).toEqual({ sandbox: 'danger-full-access' });
     expect(p.resolve({ sandbox: 'read-only' })).toEqual({ sandbox: 'read-only' });
-    expect(p.validate({ sandbox: 'danger-full-access' })).toMatch(/not allowed/);
+    expect(p.validate({ sandbox: 'danger-full-access' })?.rule).toMatch(/not allowed/);
+  });
+
+  it("never quotes the client's key or value in the refusal", () => {
+    const p = new OptionPolicy('codex', SPECS, {});
+    const secret = `sk-ant-${'Q'.repeat(40)}`;
+    const cases: Record<string, string>[] = [
+      { [secret]: 'x' },
+      { model: `${secret} x` },
+      { sandbox: secret },
+    ];
+    for (const opts of cases) {
+      expect(p.validate(opts)?.rule).not.toContain('Q'.repeat(20));
+    }
   });
 });

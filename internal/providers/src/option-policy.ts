@@ -1,3 +1,5 @@
+import type { OptionRefusal } from './provider.js';
+
 /** What an adapter accepts for one `agent_opts` key. */
 export interface OptionSpec {
   /** Shape every value must have (anchored). Values are argv or protocol fields, never shell text. */
@@ -67,21 +69,30 @@ export class OptionPolicy {
     this.defaults = defaults;
   }
 
-  /** An error message for options a client may not set; undefined when all are allowed. */
-  validate(options: Readonly<Record<string, string>>): string | undefined {
-    for (const [k, v] of Object.entries(options)) {
-      const allowed = this.allowed.get(k);
+  /**
+   * Why a client may not set `options`; undefined when all are allowed. The
+   * refusal names the key and the rule but never quotes the client's text.
+   */
+  validate(options: Readonly<Record<string, string>>): OptionRefusal | undefined {
+    for (const [key, v] of Object.entries(options)) {
+      const allowed = this.allowed.get(key);
       if (!allowed) {
         const keys = [...this.allowed.keys()];
-        return `provider "${this.providerId}" does not accept agent_opts key ${JSON.stringify(k)} (accepted: ${keys.length ? keys.join(', ') : 'none'})`;
+        return {
+          key,
+          refused: 'key',
+          rule: `is not accepted by provider "${this.providerId}" (accepted: ${keys.length ? keys.join(', ') : 'none'})`,
+        };
       }
-      const spec = this.specs[k] as OptionSpec;
-      if (!spec.syntax.test(v)) {
-        return `agent_opts.${k}: ${JSON.stringify(v.slice(0, 64))} is not ${spec.describe}`;
-      }
+      const spec = this.specs[key] as OptionSpec;
+      if (!spec.syntax.test(v)) return { key, refused: 'value', rule: `is not ${spec.describe}` };
       if (spec.dangerous?.includes(v) || (allowed !== '*' && !allowed.has(v))) {
         const list = allowed === '*' ? 'any' : [...allowed].join(', ');
-        return `agent_opts.${k}: ${JSON.stringify(v)} is not allowed by this daemon's policy (allowed: ${list})`;
+        return {
+          key,
+          refused: 'value',
+          rule: `is not allowed by this daemon's policy (allowed: ${list})`,
+        };
       }
     }
     return undefined;

@@ -66,16 +66,27 @@ export interface AgentHandle {
   stop(opts: { force: boolean; gracePeriodMs: number }): Promise<ExitInfo>;
   /** Resolves once the process has exited and all its output has been emitted. */
   readonly exited: Promise<ExitInfo>;
-  /** Last lines of stderr (for SESSION_FAILED). */
-  stderrTail(): string;
+}
+
+/**
+ * Why a provider refuses a client's `agent_opts`: the key at fault and the
+ * rule, without the client's text. The core words the message and shows
+ * the client's key or value only redacted and cut short.
+ */
+export interface OptionRefusal {
+  key: string;
+  /** Whether the key itself is refused, or its value. */
+  refused: 'key' | 'value';
+  /** The rule broken, in words: `is not a model name (…)`, `is not accepted by provider "codex" (accepted: model)`. */
+  rule: string;
 }
 
 /** An agent adapter: spawns one CLI per session and turns its output into events, independent of gRPC. */
 export interface Provider {
   readonly id: string;
   readonly capabilities: ProviderCapabilities;
-  /** An error message when `options` holds a key or value this provider does not allow. */
-  validateOptions(options: Readonly<Record<string, string>>): string | undefined;
+  /** Why `options` is refused, when it holds a key or value this provider does not allow. */
+  validateOptions(options: Readonly<Record<string, string>>): OptionRefusal | undefined;
   /** Spawns the agent and completes its start-up handshake. Rejects with SpawnError when it cannot run. */
   start(spec: SessionSpec): Promise<AgentHandle>;
   /** Probes binary, version and authentication. Cheap to call: results are cached. */

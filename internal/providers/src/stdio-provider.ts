@@ -2,7 +2,13 @@ import { awaitStartup } from './await-startup.js';
 import { CachedProbe, resolveCommand } from './binary-probe.js';
 import { childEnv } from './child-env.js';
 import type { AgentEvent } from './events.js';
-import type { AgentHandle, Provider, ProviderStatus, SessionSpec } from './provider.js';
+import type {
+  AgentHandle,
+  OptionRefusal,
+  Provider,
+  ProviderStatus,
+  SessionSpec,
+} from './provider.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, type HealthResult, probeHealth } from './provider-health.js';
 import type { Spawner } from './supervised-process.js';
 
@@ -58,10 +64,14 @@ export class StdioProvider implements Provider {
     );
   }
 
-  validateOptions(options: Readonly<Record<string, string>>): string | undefined {
-    const keys = Object.keys(options);
-    if (keys.length === 0) return undefined;
-    return `provider "${this.id}" accepts no agent_opts (got ${keys.map((k) => JSON.stringify(k)).join(', ')})`;
+  validateOptions(options: Readonly<Record<string, string>>): OptionRefusal | undefined {
+    const [key] = Object.keys(options);
+    if (key === undefined) return undefined;
+    return {
+      key,
+      refused: 'key',
+      rule: `is not accepted: provider "${this.id}" takes no agent_opts`,
+    };
   }
 
   health(): Promise<ProviderStatus> {
@@ -102,7 +112,6 @@ export class StdioProvider implements Provider {
       },
       stop: ({ force, gracePeriodMs }) =>
         proc.stop({ force, gracePeriodMs, graceful: () => proc.closeInput() }),
-      stderrTail: () => proc.stderrTail(),
     };
   }
 

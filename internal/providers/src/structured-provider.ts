@@ -9,6 +9,7 @@ import { OptionPolicy, type OptionSpecs } from './option-policy.js';
 import { MAX_PROTOCOL_LINE_BYTES, protocolLineReader } from './protocol-lines.js';
 import type {
   AgentHandle,
+  OptionRefusal,
   Provider,
   ProviderCapabilities,
   ProviderStatus,
@@ -136,7 +137,7 @@ export abstract class StructuredProvider implements Provider {
     return true;
   }
 
-  validateOptions(options: Readonly<Record<string, string>>): string | undefined {
+  validateOptions(options: Readonly<Record<string, string>>): OptionRefusal | undefined {
     return this.policy.validate(options);
   }
 
@@ -247,7 +248,6 @@ export abstract class StructuredProvider implements Provider {
             graceful: () => (driver.close ? driver.close() : running.closeInput()),
           })
           .then(() => exited),
-      stderrTail: () => running.stderrTail(),
     };
   }
 

@@ -89,7 +89,7 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
           },
           (err) => {
             record(method, call.request, peer, caller, err);
-            cb(fail(ctx.logger, method, err));
+            cb(fail(ctx.logger, method, err, ctx.manager.redact));
           },
         );
     };
@@ -143,7 +143,8 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
           }
           if (events === undefined) record(method, call.request, peer, caller, err);
           // grpc-js turns an 'error' event on a server stream into the call's status.
-          if (!abort.signal.aborted) call.emit('error', fail(ctx.logger, method, err));
+          if (!abort.signal.aborted)
+            call.emit('error', fail(ctx.logger, method, err, ctx.manager.redact));
         })
         .finally(() => {
           clearTimeout(expiry);
@@ -275,8 +276,8 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
   };
 }
 
-function fail(logger: Logger, method: string, err: unknown) {
-  const e = toServiceError(err);
+function fail(logger: Logger, method: string, err: unknown, redact: SessionManager['redact']) {
+  const e = toServiceError(err, redact);
   if (e.code === 13 /* INTERNAL */) logger.error({ err, method }, 'internal error');
   return e;
 }

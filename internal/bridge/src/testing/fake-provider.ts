@@ -4,6 +4,7 @@ import {
   type AgentHandle,
   type ExitInfo,
   InputClosedError,
+  type OptionRefusal,
   type Provider,
   type ProviderCapabilities,
   type ProviderStatus,
@@ -59,10 +60,6 @@ export class FakeAgent implements AgentHandle {
     this.exit({ exitCode: null, signal: opts.force ? 'SIGKILL' : 'SIGTERM' });
     return this.exited;
   }
-
-  stderrTail(): string {
-    return 'last words';
-  }
 }
 
 /** How the next start-ups go. */
@@ -98,9 +95,11 @@ export class FakeProvider implements Provider {
     };
   }
 
-  validateOptions(options: Readonly<Record<string, string>>): string | undefined {
-    const bad = Object.keys(options).find((k) => k !== 'model');
-    return bad === undefined ? undefined : `option "${bad}" is not allowed`;
+  validateOptions(options: Readonly<Record<string, string>>): OptionRefusal | undefined {
+    const key = Object.keys(options).find((k) => k !== 'model');
+    return key === undefined
+      ? undefined
+      : { key, refused: 'key', rule: 'is not accepted by provider "fake" (accepted: model)' };
   }
 
   /** Holds every start-up at its last step (spawn failure, or readiness) until released. */

@@ -3,7 +3,7 @@ import { noAudit } from '../audit.js';
 import type { Clock } from '../clock.js';
 import { BridgeError } from '../errors.js';
 import type { BridgeEvent } from '../event.js';
-import { createRedactor } from '../redactor.js';
+import { SecretRedactor } from '../redactor.js';
 import { Session } from '../session.js';
 import type { CoreSettings, Logger } from '../types.js';
 import { FakeProvider } from './fake-provider.js';
@@ -43,7 +43,7 @@ export function newSession(clock: Clock, overrides: Partial<CoreSettings> = {}):
     '/repo',
     new FakeProvider(),
     testSettings(overrides),
-    createRedactor([]),
+    new SecretRedactor(),
     clock,
     noAudit,
   );
