@@ -113,9 +113,11 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   ),
   rule(
     'anthropic-api-key',
-    'Anthropic keys and tokens (sk-ant-…)',
+    'Anthropic keys and tokens (sk-ant-…), also glued to the text before them',
     ['sk-ant-'],
-    /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,300}/g,
+    // No lookbehind: the prefix is distinctive enough to trust anywhere, and
+    // a failed match stops within 20 characters of it, so this stays linear.
+    /sk-ant-[A-Za-z0-9_-]{20,300}/g,
   ),
   rule(
     'openai-api-key',
