@@ -44,10 +44,10 @@ const SECRET_KEY =
 const ASSIGN = '\\s{0,4}(?:=>|:=|[:=])\\s{0,4}';
 /**
  * A quoted value, as the last group: JSON/shell double quotes (escapes
- * included), a JSON-escaped `\"…\"` (inside a serialized JSON string), or
- * single quotes. Each stops before its closing quote.
+ * included), a JSON-escaped `\"…\"` (inside a serialized JSON string, or
+ * one serialized into another), or single quotes. Each stops before its closing quote.
  */
-const QUOTED_VALUE = String.raw`(?:"((?:[^"\\\r\n]|\\.){1,8192})|\\"([^"\\\r\n]{1,8192})|'([^'\\\r\n]{1,8192}))`;
+const QUOTED_VALUE = String.raw`(?:"((?:[^"\\\r\n]|\\.){1,8192})|\\{1,7}"([^"\\\r\n]{1,8192})|'([^'\\\r\n]{1,8192}))`;
 /** An unquoted value: up to whitespace, a quote, a separator or a bracket. */
 const BARE_VALUE = String.raw`([^\s"'\\,;&<>(){}[\]=\x60][^\s"'\\,;&<>(){}[\]\x60]{0,8191})`;
 /** PEM labels: "RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK", … */
@@ -199,9 +199,9 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   ),
   rule(
     'secret-json-pair',
-    'the quoted value of a quoted secret-like key: "api_key": "…", \\"token\\": \\"…\\", \'password\': \'…\'',
+    'the quoted value of a quoted secret-like key: "api_key": "…", \\"token\\": \\"…\\" (escaped up to three times over), \'password\': \'…\'',
     SECRET_KEY_TRIGGERS,
-    new RegExp(String.raw`${SECRET_KEY}(?:\\?"|')${ASSIGN}${QUOTED_VALUE}`, 'gi'),
+    new RegExp(String.raw`${SECRET_KEY}(?:\\{0,7}"|')${ASSIGN}${QUOTED_VALUE}`, 'gi'),
   ),
   rule(
     'secret-assignment',
