@@ -7,6 +7,9 @@
 //   replay  a full ring read (after_seq = 0) vs. the bare grpc-js stream.
 //   memory  the daemon's resident memory growth during a flood with a reader
 //           that never reads, vs. the same flood with no reader.
+//   redact  (B9) lines/s split with and without redaction vs. the regex-free
+//           split of the same data, and worst-case 1 MiB lines.
+//           BENCH_ONLY=redaction runs this part alone.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -15,6 +18,7 @@ import { issueCert } from '@agent-bridge/pki';
 import { EventType, type SessionEvent, type SessionEventBatch } from '@agent-bridge/proto';
 import { call, FAKE_AGENT, REPO_ROOT, startBridge, waitFor } from '@agent-bridge/tests/harness';
 import { floodRssGrowthKiB } from './memory.js';
+import { type Row, redactionRows } from './redaction.js';
 import { bareGrpcEventsPerSecond, pipeLinesPerSecond } from './reference.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 200_000);
@@ -24,6 +28,12 @@ const RING = 10_000;
 const CAPACITY = Math.max(N, RING) + 64;
 
 async function main() {
+  const rows: Row[] = redactionRows(N, WIDTH);
+  if (process.env.BENCH_ONLY !== 'redaction') rows.push(...(await daemonRows()));
+  report(rows);
+}
+
+async function daemonRows(): Promise<Row[]> {
   const bridge = await startBridge({
     project: 'bench',
     config: {
@@ -45,7 +55,7 @@ async function main() {
     sans: ['localhost', '127.0.0.1'],
     ca: pki.ca,
   });
-  const rows: { name: string; value: number; unit: string; ref?: string; ratio?: number }[] = [];
+  const rows: Row[] = [];
 
   const start = async (provider: string) => {
     const sessionId = randomUUID();
@@ -169,11 +179,15 @@ async function main() {
     ratio: idle > 0 ? stalled / idle : undefined,
   });
 
+  return rows;
+}
+
+function report(rows: Row[]): void {
   const env = `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, ${N} events of ${WIDTH} B`;
   const lines = [`agent-bridge bench (${new Date().toISOString()}; ${env})`, ''];
   for (const r of rows) {
     lines.push(
-      `${r.name.padEnd(52)} ${Math.round(r.value).toLocaleString('en-US').padStart(12)} ${r.unit}` +
+      `${r.name.padEnd(52)} ${(r.unit === 'ms' ? r.value.toFixed(2) : Math.round(r.value).toLocaleString('en-US')).padStart(12)} ${r.unit}` +
         (r.ratio !== undefined ? `   ratio ${r.ratio.toFixed(2)} vs ${r.ref}` : ''),
     );
   }
