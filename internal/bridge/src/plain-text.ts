@@ -8,6 +8,9 @@
 // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences are what it matches.
 const ESCAPE = /\x1b\[[0-?]{0,64}[ -/]{0,16}[@-~]|\x9b[0-?]{0,64}[ -/]{0,16}[@-~]|\x1b[@-Z\\-_]/g;
 
+/** Longest text ESCAPE can match. */
+const MAX_ESCAPE_CHARS = 2 + 64 + 16 + 1;
+
 /**
  * A text as the rules see it, without its escape sequences, and the way
  * back: positions in `plain` map to positions in `raw`, so a secret found
@@ -15,9 +18,6 @@ const ESCAPE = /\x1b\[[0-?]{0,64}[ -/]{0,16}[@-~]|\x9b[0-?]{0,64}[ -/]{0,16}[@-~
  * broken up by colour codes is therefore found, and the codes outside it
  * are kept.
  */
-/** Longest text ESCAPE can match. */
-const MAX_ESCAPE_CHARS = 2 + 64 + 16 + 1;
-
 export class PlainText {
   readonly plain: string;
   /**

@@ -131,14 +131,20 @@ describe('child process faults', () => {
     const out = events
       .filter((e) => e.type === EventType.EVENT_TYPE_STDOUT)
       .map((e) => [e.text, e.data]);
-    expect(out).toEqual([
+    expect(out).toHaveLength(6);
+    expect(out.slice(0, 3)).toEqual([
       ['ready', undefined],
       ['abcdef', undefined],
       ['ok\ufffd\ufffd', undefined],
-      ['L'.repeat(65536), { continued: true }],
-      ['L'.repeat(70000 - 65536), undefined],
-      ['partial-without-newline', undefined],
     ]);
+    // The 70,000-byte line arrives as a continued piece and its last piece.
+    // Redaction holds back the end of a piece and stores it at the front of
+    // the next one (internal/bridge/README.md, "Redaction"), so the pieces
+    // join to the line but need not be cut at 64 KiB.
+    const long = out.slice(3, 5);
+    expect(long.map(([, data]) => data)).toEqual([{ continued: true }, undefined]);
+    expect(long.map(([text]) => text).join('')).toBe('L'.repeat(70000));
+    expect(out[5]).toEqual(['partial-without-newline', undefined]);
     expect(events.at(-1)?.type).toBe(EventType.EVENT_TYPE_SESSION_STOPPED);
   });
 

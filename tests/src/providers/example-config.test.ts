@@ -37,10 +37,14 @@ describe('the example bridge.yaml', () => {
     expect(claude.validateOptions({ permission_mode: 'plan', model: 'claude-sonnet-4-5' })).toBe(
       undefined,
     );
-    expect(claude.validateOptions({ permission_mode: 'bypassPermissions' })).toMatch(/not allowed/);
-    expect(providers.get('codex')!.validateOptions({ sandbox: 'danger-full-access' })).toMatch(
-      /not allowed/,
-    );
+    expect(claude.validateOptions({ permission_mode: 'bypassPermissions' })).toMatchObject({
+      key: 'permission_mode',
+      refused: 'value',
+      rule: expect.stringMatching(/not allowed/),
+    });
+    expect(
+      providers.get('codex')!.validateOptions({ sandbox: 'danger-full-access' })?.rule,
+    ).toMatch(/not allowed/);
   });
 
   it('refuses, at start-up, a config that hands a dangerous mode to clients', () => {

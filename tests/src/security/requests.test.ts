@@ -365,8 +365,8 @@ describe('R6 provider is an exact registry id', () => {
       status.INVALID_ARGUMENT,
       'unknown_provider',
     );
-    // The message names the configured ones; what was sent is shown only quoted and cut short.
-    expect(details).toMatch(/unknown provider .*configured: mock/);
+    // The message names the field and the configured ones; what was sent is shown only redacted, quoted and cut short.
+    expect(details).toMatch(/^provider .* is not configured \(configured: mock/);
   });
 });
 
