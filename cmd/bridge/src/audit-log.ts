@@ -45,8 +45,15 @@ export function createAuditLog(opts: {
   };
 }
 
-/** A record as written: flat, snake_case, only the fields that are set, strings redacted. */
-function auditLine(r: AuditRecord, at: Date, redact: Redactor): Record<string, string> {
+/**
+ * Longest field written, in characters. Fields can carry caller input (a
+ * refused call's session id), so they are cut, but only after redaction:
+ * a cut first could leave a prefix no rule recognises any more.
+ */
+export const MAX_AUDIT_FIELD = 256;
+
+/** A record as written: flat, snake_case, only the fields that are set, strings redacted, then bounded. */
+export function auditLine(r: AuditRecord, at: Date, redact: Redactor): Record<string, string> {
   const id = r.identity ?? {};
   const fields: [string, string | undefined][] = [
     ['time', at.toISOString()],
@@ -65,6 +72,10 @@ function auditLine(r: AuditRecord, at: Date, redact: Redactor): Record<string, s
     ['detail', r.detail],
   ];
   const out: Record<string, string> = {};
-  for (const [k, v] of fields) if (v !== undefined && v !== '') out[k] = redact(v);
+  for (const [k, v] of fields) if (v !== undefined && v !== '') out[k] = bounded(redact(v));
   return out;
+}
+
+function bounded(v: string): string {
+  return v.length <= MAX_AUDIT_FIELD ? v : `${v.slice(0, MAX_AUDIT_FIELD)}…(${v.length} chars)`;
 }

@@ -4,9 +4,6 @@ import type { Logger } from 'pino';
 import type { PeerIdentity } from './peer-identity.js';
 import { TokenExpiredDuringStream } from './token-expired.js';
 
-/** Longest request value copied into a record (it is caller input). */
-const MAX_FIELD = 64;
-
 /**
  * Writes the one audit record of a call: allowed, or refused with the
  * stable reason of the refusal (the audit log may know more than the
@@ -45,7 +42,8 @@ function refusal(err: unknown): { outcome: 'deny' | 'error'; reason: string } {
   return { outcome: 'error', reason: 'internal' };
 }
 
+/** A request value as the caller sent it: the audit writer redacts it first and bounds it after. */
 function field(req: unknown, name: string): string | undefined {
   const v = (req as Record<string, unknown> | undefined)?.[name];
-  return typeof v === 'string' && v !== '' ? v.slice(0, MAX_FIELD) : undefined;
+  return typeof v === 'string' && v !== '' ? v : undefined;
 }
