@@ -99,7 +99,8 @@ describe('SessionManager: start', () => {
     expect(await kind({ projectId: '' })).toBe('invalid_argument');
     expect(await kind({ projectId: 'beta' })).toBe('permission_denied');
     expect(await kind({ provider: 'nope' })).toBe('invalid_argument');
-    expect(await kind({ agentOpts: { shell: '/bin/sh' } })).toBe('invalid_argument');
+    // An option key the provider's policy does not accept is refused, not malformed.
+    expect(await kind({ agentOpts: { shell: '/bin/sh' } })).toBe('permission_denied');
     expect(await kind({ repoPath: tmpdir() })).toBe('permission_denied');
     provider.available = false;
     expect(await kind({})).toBe('failed_precondition');

@@ -127,7 +127,12 @@ export class SessionManager {
       );
     }
     const refusal = provider.validateOptions(req.agentOpts);
-    if (refusal) throw invalid(refusedOptions(refusal, req.agentOpts), 'agent_opts_refused');
+    if (refusal) {
+      const message = refusedOptions(refusal, req.agentOpts);
+      throw refusal.malformed
+        ? invalid(message, 'agent_opt_malformed')
+        : denied(message, 'agent_opt_not_allowed');
+    }
 
     const workspace = await this.allowed.open(req.repoPath);
     try {

@@ -19,12 +19,20 @@ describe('preview', () => {
 
 describe('refusedOptions', () => {
   it('names the field and the rule, and shows key and value only previewed', () => {
-    const refusal = { key: 'model', refused: 'value', rule: 'is not a model name' } as const;
+    const refusal = {
+      key: 'model',
+      refused: 'value',
+      malformed: true,
+      rule: 'is not a model name',
+    } as const;
     expect(refusedOptions(refusal, { model: `m ${KEY}` })).toBe(
       `agent_opts "model": value "m ${REDACTED}" is not a model name`,
     );
     expect(
-      refusedOptions({ key: `k=${KEY}`, refused: 'key', rule: 'is not accepted' }, {}),
+      refusedOptions(
+        { key: `k=${KEY}`, refused: 'key', malformed: false, rule: 'is not accepted' },
+        {},
+      ),
     ).not.toContain('Wx7Wx7');
   });
 });

@@ -19,6 +19,7 @@ describe('OptionPolicy', () => {
     expect(p.validate({ sandbox: 'danger-full-access' })).toEqual({
       key: 'sandbox',
       refused: 'value',
+      malformed: false,
       rule: "is not allowed by this daemon's policy (allowed: read-only, workspace-write)",
     });
   });
@@ -28,6 +29,7 @@ describe('OptionPolicy', () => {
     expect(p.validate({ temperature: '1' })).toEqual({
       key: 'temperature',
       refused: 'key',
+      malformed: false,
       rule: 'is not accepted by provider "codex" (accepted: model, sandbox)',
     });
   });
@@ -38,6 +40,7 @@ describe('OptionPolicy', () => {
       expect(p.validate({ model: v })).toMatchObject({
         key: 'model',
         refused: 'value',
+        malformed: true,
         rule: expect.stringMatching(/^is not a model name/),
       });
     }

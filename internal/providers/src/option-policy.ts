@@ -81,16 +81,19 @@ export class OptionPolicy {
         return {
           key,
           refused: 'key',
+          malformed: false,
           rule: `is not accepted by provider "${this.providerId}" (accepted: ${keys.length ? keys.join(', ') : 'none'})`,
         };
       }
       const spec = this.specs[key] as OptionSpec;
-      if (!spec.syntax.test(v)) return { key, refused: 'value', rule: `is not ${spec.describe}` };
+      if (!spec.syntax.test(v))
+        return { key, refused: 'value', malformed: true, rule: `is not ${spec.describe}` };
       if (spec.dangerous?.includes(v) || (allowed !== '*' && !allowed.has(v))) {
         const list = allowed === '*' ? 'any' : [...allowed].join(', ');
         return {
           key,
           refused: 'value',
+          malformed: false,
           rule: `is not allowed by this daemon's policy (allowed: ${list})`,
         };
       }

@@ -77,6 +77,12 @@ export interface OptionRefusal {
   key: string;
   /** Whether the key itself is refused, or its value. */
   refused: 'key' | 'value';
+  /**
+   * The value does not have the option's syntax (a malformed request,
+   * INVALID_ARGUMENT); otherwise the key or value is well-formed but this
+   * daemon's policy does not allow it (PERMISSION_DENIED).
+   */
+  malformed: boolean;
   /** The rule broken, in words: `is not a model name (…)`, `is not accepted by provider "codex" (accepted: model)`. */
   rule: string;
 }

@@ -70,6 +70,7 @@ export class StdioProvider implements Provider {
     return {
       key,
       refused: 'key',
+      malformed: false,
       rule: `is not accepted: provider "${this.id}" takes no agent_opts`,
     };
   }

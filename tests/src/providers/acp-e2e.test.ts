@@ -367,17 +367,17 @@ describe.each(Object.keys(FLAVOURS) as Flavour[])('acp adapter as %s', (flavour)
     await stop(sessionId);
   });
 
-  it('refuses agent_opts outside the policy with INVALID_ARGUMENT and spawns nothing', async () => {
+  it('refuses agent_opts outside the policy with PERMISSION_DENIED, malformed ones with INVALID_ARGUMENT, and spawns nothing', async () => {
     const before = descendants(daemon.pid).length;
-    const cases: [string, Record<string, string>][] = [
-      [`${flavour}-opts`, { mode: 'yolo' }],
-      [`${flavour}-opts`, { mode: 'autoEdit' }],
-      [flavour, { mode: 'autoEdit' }],
-      [flavour, { sandbox: 'x' }],
-      [flavour, { model: '--dangerously' }],
-      [flavour, { model: 'a b' }],
+    const cases: [string, Record<string, string>, status][] = [
+      [`${flavour}-opts`, { mode: 'yolo' }, status.PERMISSION_DENIED],
+      [`${flavour}-opts`, { mode: 'autoEdit' }, status.PERMISSION_DENIED],
+      [flavour, { mode: 'autoEdit' }, status.PERMISSION_DENIED],
+      [flavour, { sandbox: 'x' }, status.PERMISSION_DENIED],
+      [flavour, { model: '--dangerously' }, status.INVALID_ARGUMENT],
+      [flavour, { model: 'a b' }, status.INVALID_ARGUMENT],
     ];
-    for (const [provider, agentOpts] of cases) {
+    for (const [provider, agentOpts, code] of cases) {
       const sessionId = randomUUID();
       const p = call(
         client,
@@ -385,7 +385,7 @@ describe.each(Object.keys(FLAVOURS) as Flavour[])('acp adapter as %s', (flavour)
         { projectId: 'alpha', sessionId, repoPath: daemon.repo, provider, agentOpts },
         md,
       );
-      expect(await codeOf(p)).toBe(status.INVALID_ARGUMENT);
+      expect(await codeOf(p)).toBe(code);
       expect(await codeOf(get(sessionId))).toBe(status.NOT_FOUND);
     }
     expect(descendants(daemon.pid).length).toBe(before);

@@ -368,15 +368,15 @@ describe('claude adapter through the daemon', () => {
     await stop(sessionId);
   });
 
-  it('agent_opts: unknown keys and bypassPermissions are INVALID_ARGUMENT with nothing spawned', async () => {
-    const refused: Record<string, string>[] = [
-      { temperature: '1' },
-      { permission_mode: 'bypassPermissions' },
-      { permission_mode: 'dontAsk' },
-      { model: '--dangerously-skip-permissions' },
+  it('agent_opts: unknown keys and bypassPermissions are PERMISSION_DENIED, malformed values INVALID_ARGUMENT, with nothing spawned', async () => {
+    const refused: [Record<string, string>, status][] = [
+      [{ temperature: '1' }, status.PERMISSION_DENIED],
+      [{ permission_mode: 'bypassPermissions' }, status.PERMISSION_DENIED],
+      [{ permission_mode: 'dontAsk' }, status.PERMISSION_DENIED],
+      [{ model: '--dangerously-skip-permissions' }, status.INVALID_ARGUMENT],
     ];
-    for (const opts of refused) {
-      expect(await codeOf(start('claude_opts', opts))).toBe(status.INVALID_ARGUMENT);
+    for (const [opts, code] of refused) {
+      expect(await codeOf(start('claude_opts', opts))).toBe(code);
     }
     expect(existsSync(join(logDir, 'opts.log'))).toBe(false);
     const { sessionId } = await start('claude_opts', {

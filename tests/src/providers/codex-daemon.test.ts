@@ -360,15 +360,15 @@ describe('codex adapter through the daemon', () => {
     await stop(sessionId);
   });
 
-  it('agent_opts: unknown keys and dangerous values are INVALID_ARGUMENT with nothing spawned', async () => {
-    const refused: Record<string, string>[] = [
-      { profile: 'x' },
-      { sandbox: 'danger-full-access' },
-      { approval_policy: 'never' },
-      { sandbox: '--dangerously-bypass-approvals-and-sandbox' },
+  it('agent_opts: unknown keys and dangerous values are PERMISSION_DENIED, malformed values INVALID_ARGUMENT, with nothing spawned', async () => {
+    const refused: [Record<string, string>, status][] = [
+      [{ profile: 'x' }, status.PERMISSION_DENIED],
+      [{ sandbox: 'danger-full-access' }, status.PERMISSION_DENIED],
+      [{ approval_policy: 'never' }, status.PERMISSION_DENIED],
+      [{ sandbox: '--dangerously-bypass-approvals-and-sandbox' }, status.INVALID_ARGUMENT],
     ];
-    for (const opts of refused) {
-      expect(await codeOf(start('codex_opts', opts))).toBe(status.INVALID_ARGUMENT);
+    for (const [opts, code] of refused) {
+      expect(await codeOf(start('codex_opts', opts))).toBe(code);
     }
     expect(existsSync(join(logDir, 'opts.log'))).toBe(false);
 

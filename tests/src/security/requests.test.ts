@@ -371,24 +371,31 @@ describe('R6 provider is an exact registry id', () => {
 });
 
 describe('R7 agent_opts and the child process', () => {
-  const opts: Record<string, string>[] = [
-    { '--dangerously-skip-permissions': 'true' },
-    { '--config': '/etc/shadow' },
-    { model: '$(id)' },
-    { model: '`id`' },
-    { model: 'a; b | c\nd' },
-    { model: '-rf' },
-    { NODE_OPTIONS: '--require /tmp/evil.js' },
-    { LD_PRELOAD: '/tmp/evil.so' },
+  // A key outside a provider's allowlist is refused by policy; a value that
+  // is not even the option's syntax is a malformed request.
+  const opts: [Record<string, string>, 'key' | 'value'][] = [
+    [{ '--dangerously-skip-permissions': 'true' }, 'key'],
+    [{ '--config': '/etc/shadow' }, 'key'],
+    [{ model: '$(id)' }, 'value'],
+    [{ model: '`id`' }, 'value'],
+    [{ model: 'a; b | c\nd' }, 'value'],
+    [{ model: '-rf' }, 'value'],
+    [{ NODE_OPTIONS: '--require /tmp/evil.js' }, 'key'],
+    [{ LD_PRELOAD: '/tmp/evil.so' }, 'key'],
   ];
-  it.each(['mock', 'echo'].flatMap((provider) => opts.map((o) => [provider, o] as const)))(
-    'R7 %s with agent_opts %j → INVALID_ARGUMENT, nothing spawned',
-    async (provider, agentOpts) => {
-      await expectStartRejected(
-        { provider, agentOpts },
-        status.INVALID_ARGUMENT,
-        'agent_opts_refused',
-      );
+  const denied = [status.PERMISSION_DENIED, 'agent_opt_not_allowed'] as const;
+  const malformed = [status.INVALID_ARGUMENT, 'agent_opt_malformed'] as const;
+  const cases = [
+    // mock takes `model` (claude's syntax), so only its values can be malformed.
+    ...opts.map(([o, what]) => ['mock', o, what === 'key' ? denied : malformed] as const),
+    // echo takes no agent_opts at all: every key is refused by policy.
+    ...opts.map(([o]) => ['echo', o, denied] as const),
+  ];
+  it.each(cases)(
+    'R7 %s with agent_opts %j → %j, nothing spawned',
+    async (provider, agentOpts, [code, reason]) => {
+      const details = await expectStartRejected({ provider, agentOpts }, code, reason);
+      expect(details).toMatch(/agent_opts/);
     },
   );
 

@@ -99,7 +99,12 @@ export class FakeProvider implements Provider {
     const key = Object.keys(options).find((k) => k !== 'model');
     return key === undefined
       ? undefined
-      : { key, refused: 'key', rule: 'is not accepted by provider "fake" (accepted: model)' };
+      : {
+          key,
+          refused: 'key',
+          malformed: false,
+          rule: 'is not accepted by provider "fake" (accepted: model)',
+        };
   }
 
   /** Holds every start-up at its last step (spawn failure, or readiness) until released. */

@@ -4045,10 +4045,11 @@ export const BridgeServiceService = {
    *   INVALID_ARGUMENT    session_id is not a lowercase canonical UUID;
    *                       provider is not the exact id of a configured
    *                       provider; repo_path is empty, relative, contains a
-   *                       NUL byte or is not normalised; an agent_opts key is
-   *                       not allowed for the provider or its value is
-   *                       outside the daemon's policy.
+   *                       NUL byte or is not normalised; an agent_opts value
+   *                       does not have its option's syntax.
    *   PERMISSION_DENIED   project_id differs from the token's `project_id`;
+   *                       an agent_opts key is not accepted by the provider,
+   *                       or its value is outside the daemon's policy;
    *                       the real path of repo_path (symlinks resolved) is not
    *                       inside any of the daemon's `allowed_paths`.
    *   FAILED_PRECONDITION repo_path does not exist or is not a directory; the
@@ -4341,10 +4342,11 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    *   INVALID_ARGUMENT    session_id is not a lowercase canonical UUID;
    *                       provider is not the exact id of a configured
    *                       provider; repo_path is empty, relative, contains a
-   *                       NUL byte or is not normalised; an agent_opts key is
-   *                       not allowed for the provider or its value is
-   *                       outside the daemon's policy.
+   *                       NUL byte or is not normalised; an agent_opts value
+   *                       does not have its option's syntax.
    *   PERMISSION_DENIED   project_id differs from the token's `project_id`;
+   *                       an agent_opts key is not accepted by the provider,
+   *                       or its value is outside the daemon's policy;
    *                       the real path of repo_path (symlinks resolved) is not
    *                       inside any of the daemon's `allowed_paths`.
    *   FAILED_PRECONDITION repo_path does not exist or is not a directory; the
@@ -4535,10 +4537,11 @@ export interface BridgeServiceClient extends Client {
    *   INVALID_ARGUMENT    session_id is not a lowercase canonical UUID;
    *                       provider is not the exact id of a configured
    *                       provider; repo_path is empty, relative, contains a
-   *                       NUL byte or is not normalised; an agent_opts key is
-   *                       not allowed for the provider or its value is
-   *                       outside the daemon's policy.
+   *                       NUL byte or is not normalised; an agent_opts value
+   *                       does not have its option's syntax.
    *   PERMISSION_DENIED   project_id differs from the token's `project_id`;
+   *                       an agent_opts key is not accepted by the provider,
+   *                       or its value is outside the daemon's policy;
    *                       the real path of repo_path (symlinks resolved) is not
    *                       inside any of the daemon's `allowed_paths`.
    *   FAILED_PRECONDITION repo_path does not exist or is not a directory; the
