@@ -134,12 +134,20 @@ export class SupervisedProcess {
       stderr: 'pipe',
       stripFinalNewline: false,
     });
-    try {
-      await once(child, 'spawn');
-    } catch (e) {
+    // Most spawn failures arrive as an 'error' event, but those Node throws
+    // synchronously (E2BIG: argv or environment too large) are caught by
+    // execa, whose stand-in child emits neither 'spawn' nor 'error': only its
+    // result says so. Waiting for 'spawn' alone would wait forever.
+    const early = await Promise.race([
+      once(child, 'spawn').then(
+        () => undefined,
+        (e: unknown) => e as NodeJS.ErrnoException,
+      ),
+      child.then((r) => (r.cause as NodeJS.ErrnoException | undefined) ?? new Error(r.message)),
+    ]);
+    if (early) {
       await child.catch(() => undefined);
-      const err = e as NodeJS.ErrnoException;
-      throw new SpawnError(spawnMessage(opts.file, err), err.code);
+      throw new SpawnError(spawnMessage(opts.file, early), early.code);
     }
     if (!Number.isInteger(child.pid) || (child.pid as number) <= 1) {
       await child.catch(() => undefined);
@@ -240,6 +248,8 @@ function spawnMessage(file: string, err: NodeJS.ErrnoException): string {
     case 'EMFILE':
     case 'ENFILE':
       return 'too many open files: cannot start another process';
+    case 'E2BIG':
+      return `could not start "${file}": its arguments and environment are too large (E2BIG)`;
     default:
       return `could not start "${file}": ${err.code ?? err.message}`;
   }
