@@ -143,7 +143,10 @@ export class SupervisedProcess {
         () => undefined,
         (e: unknown) => e as NodeJS.ErrnoException,
       ),
-      child.then((r) => (r.cause as NodeJS.ErrnoException | undefined) ?? new Error(r.message)),
+      child.then(
+        (r): NodeJS.ErrnoException =>
+          (r.cause as NodeJS.ErrnoException | undefined) ?? new Error(r.message),
+      ),
     ]);
     if (early) {
       await child.catch(() => undefined);
