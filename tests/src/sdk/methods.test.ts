@@ -119,16 +119,22 @@ describe('with default limits', () => {
           'INVALID_ARGUMENT',
         ],
         [
-          'agent_opts key not allowed',
-          () => start({ agentOpts: { bogus: 'x' } }),
+          'agent_opts value malformed',
+          () => start({ agentOpts: { model: '--flag' } }),
           bad,
           'INVALID_ARGUMENT',
         ],
         [
+          'agent_opts key not allowed',
+          () => start({ agentOpts: { bogus: 'x' } }),
+          PermissionDeniedError,
+          'PERMISSION_DENIED',
+        ],
+        [
           'agent_opts dangerous value',
           () => start({ agentOpts: { permission_mode: 'bypassPermissions' } }),
-          bad,
-          'INVALID_ARGUMENT',
+          PermissionDeniedError,
+          'PERMISSION_DENIED',
         ],
         [
           'path outside allowed roots',

@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { call, connect, type DaemonFixture, useDaemon, within } from '../harness/index.js';
 
 const MAX_STREAMS = 10;
-const RAPID_RESETS = 5000;
+const RAPID_RESETS = 30_000;
 const IDLE_FLOOD = 200;
 
 const rssKiB = (pid: number) =>
@@ -118,19 +118,22 @@ describe('D4 HTTP/2 limits', () => {
 });
 
 describe('D4 rapid reset', () => {
-  it(`D4 ${RAPID_RESETS} HEADERS+RST_STREAM pairs on one connection (CVE-2023-44487): the connection is ended by GOAWAY, other clients are served, RSS bounded`, async () => {
+  it(`D4 HEADERS+RST_STREAM pairs on one connection (CVE-2023-44487), up to ${RAPID_RESETS}: the connection is ended by GOAWAY, other clients are served, RSS bounded`, async () => {
     const rssBefore = rssKiB(d.daemon.pid);
     const { session, connected, closed } = h2session(d);
     await within('the connection to be up', connected);
     // A client already connected keeps being answered during the burst.
     const during = d.call((c) => c.health, {});
+    // Pairs whose HEADERS were still queued when the reset was submitted
+    // never leave the client, and a loaded machine queues more; so the burst
+    // goes on, flushed every 100 pairs, until the daemon ends the connection
+    // or the bound is reached.
     let sent = 0;
     for (; sent < RAPID_RESETS && !session.closed && !session.destroyed; sent++) {
       openHealth(session).close(constants.NGHTTP2_CANCEL);
-      // Let the socket drain now and then, so the burst reaches the daemon as it is written.
       if (sent % 100 === 99) await new Promise((r) => setImmediate(r));
     }
-    const end = await within('the daemon to end the abusive connection', closed);
+    const end = await within('the daemon to end the abusive connection', closed, 20_000);
     // Node's nghttp2 (1.57+) limits stream resets per session (a burst of
     // 1000, then 33 a second) and answers more with GOAWAY INTERNAL_ERROR;
     // grpc-js adds nothing of its own. The GOAWAY names the last stream the
@@ -141,7 +144,7 @@ describe('D4 rapid reset', () => {
     expect(await freshHealth(d)).toBe('serving');
     // Generous: one connection's worth of stream state is far below this.
     expect(rssKiB(d.daemon.pid) - rssBefore).toBeLessThan(100 * 1024);
-  });
+  }, 60_000);
 });
 
 describe('D4 idle connections', () => {

@@ -250,23 +250,38 @@ describe('redaction before the ring, the log and the audit file', () => {
           bridge.md,
         ),
       );
-    const cases: [Promise<ServiceError>, RegExp][] = [
-      [start({ repoPath: `${bridge.daemon.repo}/${KEY}` }), /repo_path/],
-      [start({ repoPath: `relative/${KEY}` }), /repo_path/],
-      [start({ provider: `p-${KEY}` }), /provider/],
-      [start({ provider: 'mock', agentOpts: { model: `${KEY} x` } }), /agent_opts "model": value/],
-      [start({ provider: 'mock', agentOpts: { [`k ${KEY}`]: 'v' } }), /agent_opts key/],
-      [start({ provider: 'echo', agentOpts: { model: KEY } }), /agent_opts key "model"/],
+    const cases: [Promise<ServiceError>, RegExp, status][] = [
+      [
+        start({ repoPath: `${bridge.daemon.repo}/${KEY}` }),
+        /repo_path/,
+        status.FAILED_PRECONDITION,
+      ],
+      [start({ repoPath: `relative/${KEY}` }), /repo_path/, status.INVALID_ARGUMENT],
+      [start({ provider: `p-${KEY}` }), /provider/, status.INVALID_ARGUMENT],
+      [
+        start({ provider: 'mock', agentOpts: { model: `${KEY} x` } }),
+        /agent_opts "model": value/,
+        status.INVALID_ARGUMENT,
+      ],
+      [
+        start({ provider: 'mock', agentOpts: { [`k ${KEY}`]: 'v' } }),
+        /agent_opts key/,
+        status.PERMISSION_DENIED,
+      ],
+      [
+        start({ provider: 'echo', agentOpts: { model: KEY } }),
+        /agent_opts key "model"/,
+        status.PERMISSION_DENIED,
+      ],
       [
         failure(call(bridge.client, (c) => c.getSession, { sessionId: KEY }, bridge.md)),
         /session_id/,
+        status.INVALID_ARGUMENT,
       ],
     ];
-    for (const [p, field] of cases) {
+    for (const [p, field, code] of cases) {
       const err = await p;
-      expect([status.INVALID_ARGUMENT, status.FAILED_PRECONDITION, status.NOT_FOUND]).toContain(
-        err.code,
-      );
+      expect(err.code).toBe(code);
       expect(err.details).toMatch(field);
       expect(err.details).not.toContain(KEY.slice(13, 30));
     }
