@@ -1,6 +1,6 @@
+import type { Command } from '@agent-bridge/cli';
+import { CliError } from '@agent-bridge/cli';
 import { type CertificateFacts, certificateFacts, certificatePems } from '@agent-bridge/pki';
-import { CliError } from '../cli-error.js';
-import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { PUBLIC_MODE, readInput, writeOutputs } from '../private/files.js';
 import { flag, requiredString, stringList } from '../private/option-values.js';

@@ -1,3 +1,4 @@
+import type { Command } from '@agent-bridge/cli';
 import {
   createCrl,
   DEFAULT_CRL_DAYS,
@@ -5,7 +6,6 @@ import {
   revokedEntries,
   writeCaDatabase,
 } from '@agent-bridge/pki';
-import type { Command } from '../command.js';
 import { daysOption } from '../private/duration.js';
 import { checkOutputs, PUBLIC_MODE, writeOutputs } from '../private/files.js';
 import { openCaFromOptions } from '../private/open-ca.js';

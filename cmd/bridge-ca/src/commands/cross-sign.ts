@@ -1,5 +1,5 @@
+import type { Command } from '@agent-bridge/cli';
 import { certificateFacts, crossSign, recordIssued } from '@agent-bridge/pki';
-import type { Command } from '../command.js';
 import { certificateJson, updateCaDatabase } from '../private/ca-records.js';
 import { parseDays } from '../private/duration.js';
 import { checkOutputs, PUBLIC_MODE, writeOutputs } from '../private/files.js';

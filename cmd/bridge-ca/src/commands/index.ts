@@ -1,4 +1,4 @@
-import type { Command } from '../command.js';
+import type { Command } from '@agent-bridge/cli';
 import { bundleCommand } from './bundle.js';
 import { crlCommand } from './crl.js';
 import { crossSignCommand } from './cross-sign.js';

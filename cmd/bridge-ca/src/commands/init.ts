@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Command } from '@agent-bridge/cli';
 import {
   certificateFacts,
   createCA,
@@ -8,7 +9,6 @@ import {
   encryptPrivateKey,
   KEY_TYPES,
 } from '@agent-bridge/pki';
-import type { Command } from '../command.js';
 import { daysOption } from '../private/duration.js';
 import { checkOutputs, PUBLIC_MODE, SECRET_MODE, writeOutputs } from '../private/files.js';
 import { oneOf, optionalString, requiredString } from '../private/option-values.js';

@@ -1,5 +1,5 @@
+import type { Command } from '@agent-bridge/cli';
 import { type InspectValue, inspectText } from '@agent-bridge/pki';
-import type { Command } from '../command.js';
 import { readInput } from '../private/files.js';
 
 export const inspectCommand: Command = {

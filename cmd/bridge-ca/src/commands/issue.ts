@@ -1,3 +1,4 @@
+import type { Command } from '@agent-bridge/cli';
 import {
   certificateFacts,
   checkSubjectName,
@@ -8,7 +9,6 @@ import {
   leafSans,
   recordIssued,
 } from '@agent-bridge/pki';
-import type { Command } from '../command.js';
 import { certificateJson, sanSummary, updateCaDatabase } from '../private/ca-records.js';
 import { daysOption } from '../private/duration.js';
 import { checkOutputs, PUBLIC_MODE, SECRET_MODE, writeOutputs } from '../private/files.js';

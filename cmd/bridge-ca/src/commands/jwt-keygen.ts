@@ -1,5 +1,5 @@
+import type { Command } from '@agent-bridge/cli';
 import { generateJwtKeyPair } from '@agent-bridge/pki';
-import type { Command } from '../command.js';
 import { PUBLIC_MODE, SECRET_MODE, writeOutputs } from '../private/files.js';
 import { flag, requiredString } from '../private/option-values.js';
 import { FORCE_OPTION } from '../private/shared-options.js';

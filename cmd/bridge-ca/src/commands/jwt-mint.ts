@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Command } from '@agent-bridge/cli';
+import { CliError } from '@agent-bridge/cli';
 import {
   certificateThumbprint,
   ed25519PublicParts,
@@ -7,8 +9,6 @@ import {
   splitPem,
 } from '@agent-bridge/pki';
 import { importPKCS8, SignJWT } from 'jose';
-import { CliError } from '../cli-error.js';
-import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseDuration } from '../private/duration.js';
 import { readInput } from '../private/files.js';

@@ -1,3 +1,5 @@
+import type { Command } from '@agent-bridge/cli';
+import { CliError } from '@agent-bridge/cli';
 import {
   certificateFacts,
   DEFAULT_LEAF_DAYS,
@@ -6,8 +8,6 @@ import {
   recordIssued,
   renewCert,
 } from '@agent-bridge/pki';
-import { CliError } from '../cli-error.js';
-import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { certificateJson, sanSummary, updateCaDatabase } from '../private/ca-records.js';
 import { daysOption, parseDuration } from '../private/duration.js';

@@ -1,3 +1,5 @@
+import type { Command } from '@agent-bridge/cli';
+import { CliError } from '@agent-bridge/cli';
 import {
   certificateFacts,
   findEntry,
@@ -6,8 +8,6 @@ import {
   REVOCATION_REASONS,
   revocationReason,
 } from '@agent-bridge/pki';
-import { CliError } from '../cli-error.js';
-import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { updateCaDatabase } from '../private/ca-records.js';
 import { readInput } from '../private/files.js';

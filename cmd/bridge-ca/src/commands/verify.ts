@@ -1,5 +1,5 @@
+import type { Command } from '@agent-bridge/cli';
 import { certificateFacts, type Purpose, verifyChain } from '@agent-bridge/pki';
-import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { readInput } from '../private/files.js';
 import { oneOf, requiredString, stringList } from '../private/option-values.js';

@@ -1,4 +1,4 @@
-import { CliError } from '../cli-error.js';
+import { CliError } from '@agent-bridge/cli';
 import { EXIT } from '../exit-codes.js';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

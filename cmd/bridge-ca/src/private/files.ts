@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { CliError } from '../cli-error.js';
+import { CliError } from '@agent-bridge/cli';
 import { EXIT } from '../exit-codes.js';
 
 /** Reads a text file, turning each way it can fail into one clear line. */

@@ -1,3 +1,5 @@
+import type { CommandContext } from '@agent-bridge/cli';
+import { CliError } from '@agent-bridge/cli';
 import {
   type CertAndKey,
   type CertificateFacts,
@@ -7,8 +9,6 @@ import {
   isEncryptedPrivateKey,
   PkiError,
 } from '@agent-bridge/pki';
-import { CliError } from '../cli-error.js';
-import type { CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { readInput } from './files.js';
 import { optionalString, requiredString } from './option-values.js';

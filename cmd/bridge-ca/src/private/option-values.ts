@@ -1,5 +1,5 @@
-import { CliError } from '../cli-error.js';
-import type { OptionValues } from '../command.js';
+import type { OptionValues } from '@agent-bridge/cli';
+import { CliError } from '@agent-bridge/cli';
 import { EXIT } from '../exit-codes.js';
 
 export function optionalString(values: OptionValues, name: string): string | undefined {

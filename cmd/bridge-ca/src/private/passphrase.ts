@@ -1,5 +1,5 @@
-import { CliError } from '../cli-error.js';
-import type { CliIo } from '../cli-io.js';
+import type { CliIo } from '@agent-bridge/cli';
+import { CliError } from '@agent-bridge/cli';
 import { EXIT } from '../exit-codes.js';
 import { readInput } from './files.js';
 

@@ -1,4 +1,4 @@
-import type { OptionSpec } from '../command.js';
+import type { OptionSpec } from '@agent-bridge/cli';
 
 export const CA_OPTIONS = {
   ca: { type: 'string', value: 'FILE', description: 'the CA certificate (PEM)', required: true },

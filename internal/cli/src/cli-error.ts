@@ -1,10 +1,8 @@
-import type { ExitCode } from './exit-codes.js';
-
 /** A failure to report as one line with this exit status. */
 export class CliError extends Error {
   override readonly name = 'CliError';
   constructor(
-    readonly exitCode: ExitCode,
+    readonly exitCode: number,
     message: string,
   ) {
     super(message);

@@ -1,4 +1,4 @@
-/** What the CLI touches outside its arguments, passed in so tests can run it in-process. */
+/** What a CLI touches outside its arguments, passed in so tests can run it in-process. */
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;

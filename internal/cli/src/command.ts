@@ -3,16 +3,18 @@ import type { CliIo } from './cli-io.js';
 export interface OptionSpec {
   type: 'string' | 'boolean';
   multiple?: boolean;
-  /** Shown in help, e.g. FILE. */
+  /** Shown in help, e.g. FILE; FILE, DIR and PREFIX values complete as paths. */
   value?: string;
   description: string;
   required?: boolean;
+  /** The values shell completion offers. */
+  choices?: readonly string[];
 }
 
 export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
-export interface CommandContext {
-  io: CliIo;
+export interface CommandContext<Io extends CliIo = CliIo> {
+  io: Io;
   values: OptionValues;
   positionals: string[];
   json: boolean;
@@ -20,14 +22,18 @@ export interface CommandContext {
   path: (p: string) => string;
 }
 
-/** What a command reports: lines for people, an object for --json. */
+/**
+ * What a command reports: lines for people, a value for --json. A command
+ * that printed as it went (a stream) leaves both out.
+ */
 export interface CommandResult {
-  text: string[];
-  json: Record<string, unknown>;
+  text?: string[];
+  json?: unknown;
   exitCode?: number;
 }
 
-export interface Command {
+export interface Command<Io extends CliIo = CliIo> {
+  /** One word, or a group and a word ("sessions start"). */
   name: string;
   summary: string;
   usage: string;
@@ -35,5 +41,5 @@ export interface Command {
   /** Extra help paragraphs. */
   notes?: string[];
   positionals?: { min: number; max: number };
-  run: (ctx: CommandContext) => Promise<CommandResult>;
+  run: (ctx: CommandContext<Io>) => Promise<CommandResult>;
 }
