@@ -64,6 +64,17 @@ export default {
       { path: WORKSPACE, pathNot: ['^internal/', '^packages/proto/'] },
     ),
     forbid(
+      'bridgectl-uses-the-public-sdk',
+      'bridgectl is a client like any control plane: of our packages it imports only the SDK ' +
+        '(packages/bridgeclient), the contract (packages/proto) and the command layer it ' +
+        'shares with bridge-ca (internal/cli, which imports none of ours). Nothing of the daemon.',
+      { path: '^cmd/bridgectl/' },
+      {
+        path: WORKSPACE,
+        pathNot: ['^cmd/bridgectl/', '^packages/(bridgeclient|proto)/', '^internal/cli/'],
+      },
+    ),
+    forbid(
       'public-packages-not-internal',
       'packages/* are published: they never import internal/*, cmd/*, tests or bench, so ' +
         'users of the generated code never pull in the daemon.',

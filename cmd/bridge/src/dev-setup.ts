@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { profilesPath, writeGeneratedProfile } from '@agent-bridge/cli';
 import { createCA, generateJwtKeyPair, issueCert } from '@agent-bridge/pki';
 import { KNOWN_AGENT_IDS, resolveBinary } from '@agent-bridge/providers';
 
@@ -132,4 +133,33 @@ logging:
 
 export function defaultAllowedPaths(cwd: string): string[] {
   return [cwd, homedir()];
+}
+
+/**
+ * Writes the bridgectl profile "dev" for the running dev daemon, so
+ * `pnpm bridgectl health` needs no flags. A "dev" profile the user edited is
+ * kept (see writeGeneratedProfile). Returns the profile file and what happened.
+ */
+export async function writeDevProfile(
+  files: DevFiles,
+  listen: string,
+  port: number,
+  env: Record<string, string | undefined>,
+): Promise<{ file: string; outcome: 'written' | 'kept' }> {
+  const host = listen.replace(/:\d+$/, '');
+  // A wildcard listener is reached on loopback; the dev server certificate names localhost.
+  const reach = host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host;
+  const file = profilesPath(env);
+  const outcome = await writeGeneratedProfile(file, 'dev', {
+    address: `${reach}:${port}`,
+    server_name: 'localhost',
+    ca: files.ca,
+    cert: files.clientCert,
+    key: files.clientKey,
+    jwt_key: files.jwtKey,
+    issuer: DEV_ISSUER,
+    subject: 'bridgectl',
+    project: DEV_PROJECT,
+  });
+  return { file, outcome };
 }

@@ -18,7 +18,14 @@ import {
 import { loadTlsMaterial } from '@agent-bridge/server';
 import { type AuditLog, createAuditLog } from './audit-log.js';
 import { startDaemon } from './daemon.js';
-import { DEV_ISSUER, DEV_PROJECT, defaultAllowedPaths, ensureDevSetup } from './dev-setup.js';
+import {
+  DEV_ISSUER,
+  DEV_PROJECT,
+  type DevFiles,
+  defaultAllowedPaths,
+  ensureDevSetup,
+  writeDevProfile,
+} from './dev-setup.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
 
@@ -29,8 +36,19 @@ Usage:
   bridge check-config --config <file> validate a config file (and the files it names), then exit
   bridge dev [--listen host:port] [--dir certs/dev]
                                       first run: create a dev PKI and config in --dir,
-                                      then start on 127.0.0.1:9445 with the mock agent
+                                      then start on 127.0.0.1:9445 with the mock agent,
+                                      and write the bridgectl profile "dev"
   bridge --version | --help
+
+Options:
+  -c, --config <file>   the configuration (see bridge.yaml)
+  --listen host:port    dev: where to listen (else $BRIDGE_DEV_LISTEN, else 127.0.0.1:9445)
+  --dir <dir>           dev: the dev PKI and config (else $BRIDGE_DEV_DIR, else certs/dev)
+  -h, --help            this help
+  -v, --version         the version
+
+Environment: BRIDGE_READY_FD=1 prints "BRIDGE_READY port=<port>" on stdout once serving;
+BRIDGECTL_PROFILES, XDG_CONFIG_HOME: where dev writes the bridgectl profile file.
 
 Signals: SIGTERM/SIGINT stop gracefully (sessions get their terminal event,
 children are stopped within stop_grace_period); SIGHUP reloads TLS files.
@@ -39,8 +57,8 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage or invalid configuration.`;
 /** Where `pnpm dev` was invoked (scripts/run.mjs passes it through). */
 const invokedFrom = process.env.INIT_CWD ?? process.cwd();
 
-async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+const parseCommandLine = (argv: string[]) =>
+  parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -51,6 +69,16 @@ async function main(argv: string[]): Promise<number> {
       version: { type: 'boolean', short: 'v' },
     },
   });
+
+async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (err) {
+    process.stderr.write(`bridge: ${(err as Error).message.split('\n')[0]} (see bridge --help)\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
@@ -76,19 +104,21 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       const file = resolve(invokedFrom, values.config);
-      return command === 'run' ? run(file, host, false) : checkConfig(file, host);
+      return command === 'run' ? run(file, host) : checkConfig(file, host);
     }
     case 'dev': {
       const root = resolve(new URL('../../..', import.meta.url).pathname);
-      const devDir = values.dir ? resolve(invokedFrom, values.dir) : resolve(root, 'certs/dev');
+      const dirOption = values.dir ?? process.env.BRIDGE_DEV_DIR;
+      const devDir = dirOption ? resolve(invokedFrom, dirOption) : resolve(root, 'certs/dev');
+      const listen = values.listen ?? (process.env.BRIDGE_DEV_LISTEN || '127.0.0.1:9445');
       const setup = await ensureDevSetup(devDir, {
-        listen: values.listen ?? '127.0.0.1:9445',
+        listen,
         allowedPaths: defaultAllowedPaths(invokedFrom),
         pathEnv: host.parentEnv.PATH ?? '',
       });
       if (setup.created)
         process.stderr.write(`bridge dev: created a development PKI in ${setup.files.dir}\n`);
-      return run(setup.files.config, host, true);
+      return run(setup.files.config, host, { files: setup.files, listen });
     }
     default:
       process.stderr.write(`bridge: unknown command "${command}" (see bridge --help)\n`);
@@ -128,7 +158,13 @@ async function checkConfig(file: string, host: ProviderHost): Promise<number> {
   }
 }
 
-async function run(file: string, host: ProviderHost, dev: boolean): Promise<number> {
+/** What `bridge dev` set up: the files, and the listen address it asked for. */
+interface DevRun {
+  files: DevFiles;
+  listen: string;
+}
+
+async function run(file: string, host: ProviderHost, dev?: DevRun): Promise<number> {
   let loaded: ReturnType<typeof load>;
   try {
     loaded = load(file, host);
@@ -162,7 +198,19 @@ async function run(file: string, host: ProviderHost, dev: boolean): Promise<numb
     auditLog.close();
     return err instanceof ConfigError ? 2 : 1;
   }
-  if (dev) printDevHelp(file, daemon.server.port, config.server.listen);
+  if (dev) {
+    printDevHelp(file, daemon.server.port, config.server.listen);
+    try {
+      const profile = await writeDevProfile(dev.files, dev.listen, daemon.server.port, process.env);
+      process.stderr.write(
+        profile.outcome === 'written'
+          ? `  bridgectl profile "dev" written to ${profile.file}: try \`npx pnpm bridgectl health\`\n\n`
+          : `  bridgectl profile "dev" in ${profile.file} was edited, so it is kept as it is\n\n`,
+      );
+    } catch (err) {
+      logger.warn({ err }, `cannot write the bridgectl profile: ${(err as Error).message}`);
+    }
+  }
   // Machine-readable readiness line for supervisors and tests.
   if (process.env.BRIDGE_READY_FD === '1')
     process.stdout.write(`BRIDGE_READY port=${daemon.server.port}\n`);

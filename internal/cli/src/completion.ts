@@ -3,7 +3,7 @@ import type { CliIo } from './cli-io.js';
 import type { Command, OptionSpec } from './command.js';
 import { allOptions, groupOf, groupsOf, type Program } from './program.js';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
 
 /** Option values that are paths, completed from the file system. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { isMap, parseDocument } from 'yaml';
+import { Document, isMap, parseDocument } from 'yaml';
 
 /**
  * The bridgectl profile file: named connection settings. It lives here, not
@@ -26,7 +26,7 @@ export type ProfileKey = (typeof PROFILE_KEYS)[number];
 export type Profile = Partial<Record<ProfileKey, string>>;
 
 /** Keys whose values are file paths. */
-export const PROFILE_PATH_KEYS: readonly ProfileKey[] = ['ca', 'cert', 'key', 'jwt_key'];
+const PROFILE_PATH_KEYS: readonly ProfileKey[] = ['ca', 'cert', 'key', 'jwt_key'];
 
 /** Marks a profile `bridge dev` wrote: the hash of its settings, so an edit shows. */
 const GENERATED = 'generated';
@@ -125,7 +125,7 @@ export async function writeGeneratedProfile(
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const doc = parseDocument(text || 'profiles: {}\n');
+  const doc = text ? parseDocument(text) : new Document({ profiles: {} });
   if (doc.errors.length > 0) return 'kept';
   const existing = doc.getIn(['profiles', name]);
   if (existing !== undefined) {
@@ -141,6 +141,7 @@ export async function writeGeneratedProfile(
       ' bridgectl profiles (cmd/bridgectl/README.md). "bridge dev" rewrites the profile it\n' +
       ' generated while its settings are unchanged; edit one and it is yours.';
   }
+  if (!doc.hasIn(['profiles'])) doc.set('profiles', doc.createNode({}));
   doc.setIn(['profiles', name], doc.createNode(entry));
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.tmp`;

@@ -1,0 +1,7 @@
+// bridgectl as a library: the CLI in-process, and the event rendering `pnpm demo` shares.
+
+export { runCli } from './cli.js';
+export type { CtlIo } from './ctl-io.js';
+export { EXIT } from './exit-codes.js';
+export { followEvents } from './follow-events.js';
+export { EventRenderer, useColour } from './render-events.js';
