@@ -1,0 +1,318 @@
+// bridgectl as a user runs it: a real child process against a real daemon
+// over mTLS, its settings from a profile file in a temp dir.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  captureOutput,
+  createTestPki,
+  REPO_ROOT,
+  startDaemon,
+  startTcpProxy,
+  type TestDaemon,
+  type TestPki,
+  within,
+} from '../harness/index.js';
+
+let pki: TestPki;
+let daemon: TestDaemon;
+let dir: string;
+let profiles: string;
+
+const ENTRY = (name: string) => [
+  '--conditions=development',
+  '--import',
+  'tsx',
+  join(REPO_ROOT, name),
+];
+
+/** The environment of every run: only the temp profile file, no BRIDGECTL_* of the caller. */
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of Object.keys(out))
+    if (k.startsWith('BRIDGECTL_') || k === 'INIT_CWD') delete out[k];
+  return { ...out, BRIDGECTL_PROFILES: profiles, ...extra };
+}
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(
+  entry: string,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [...ENTRY(entry), ...args],
+      { cwd: REPO_ROOT, env: env(extraEnv), timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error?.killed) reject(new Error(`${args.join(' ')} did not finish: ${stderr}`));
+        else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+const ctl = (args: string[], extraEnv?: Record<string, string>) =>
+  run('cmd/bridgectl/src/main.ts', args, extraEnv);
+
+/** `bridgectl events … --follow --json` as a child, with its output collected. */
+function follow(args: string[]) {
+  const proc = spawn(process.execPath, [...ENTRY('cmd/bridgectl/src/main.ts'), ...args], {
+    cwd: REPO_ROOT,
+    env: env(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { proc, output: captureOutput(proc), exited: once(proc, 'exit') as Promise<[number]> };
+}
+
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { seq: number; type: string });
+
+function expectOneLine(r: Result, code: number, pattern: RegExp): void {
+  expect({ code: r.code, stdout: r.stdout }).toEqual({ code, stdout: '' });
+  expect(r.stderr).toMatch(/^bridgectl: [^\n]+\n$/);
+  expect(r.stderr).toMatch(pattern);
+}
+
+const kill = async (p: ChildProcess, exited: Promise<unknown>) => {
+  if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  await exited;
+};
+
+beforeAll(async () => {
+  pki = await createTestPki();
+  daemon = await startDaemon({ pki });
+  dir = mkdtempSync(join(tmpdir(), 'bridgectl-'));
+  const write = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text, { mode: 0o600 });
+    return name;
+  };
+  profiles = join(dir, 'profiles.yaml');
+  // Relative paths: a profile's paths are relative to its file.
+  writeFileSync(
+    profiles,
+    [
+      'profiles:',
+      '  dev:',
+      `    address: 127.0.0.1:${daemon.port}`,
+      '    server_name: localhost',
+      `    ca: ${write('ca.crt', readFileSync(pki.caPath, 'utf8'))}`,
+      `    cert: ${write('client.crt', pki.client.certPem)}`,
+      `    key: ${write('client.key', pki.client.keyPem)}`,
+      `    jwt_key: ${write('jwt.key', pki.issuers.control.privatePem)}`,
+      '    issuer: control',
+      '    project: p1',
+      '',
+    ].join('\n'),
+  );
+});
+afterAll(async () => {
+  await daemon?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('bridgectl', () => {
+  it('health and providers with the default profile, as text and --json', async () => {
+    const health = await ctl(['health']);
+    expect(health.stderr).toBe('');
+    expect(health.code).toBe(0);
+    expect(health.stdout).toMatch(/^serving {2}version \S+ {2}instance /);
+    expect(JSON.parse((await ctl(['health', '--json'])).stdout)).toMatchObject({
+      status: 'serving',
+    });
+    const providers = await ctl(['providers', '--json']);
+    expect(JSON.parse(providers.stdout).map((p: { id: string }) => p.id)).toContain('mock');
+  });
+
+  it('sessions start, send, get, list and stop while events --follow --json streams them', async () => {
+    const start = await ctl(['sessions', 'start', '--provider', 'mock', '--repo', daemon.repo]);
+    expect(start.code).toBe(0);
+    const id = start.stdout.trim();
+    const events = follow(['events', id, '--follow', '--json']);
+    try {
+      await events.output.waitFor('SESSION_STARTED', /"SESSION_STARTED"/);
+      for (const text of ['first turn', 'second turn']) {
+        expect((await ctl(['sessions', 'send', id, text])).stdout).toMatch(/^sent: seq \d+\n$/);
+      }
+      await events.output.waitFor('two turns', /TURN_COMPLETED[\s\S]*TURN_COMPLETED/);
+      const got = JSON.parse((await ctl(['sessions', 'get', id, '--json'])).stdout);
+      expect(got).toMatchObject({ sessionId: id, status: 'RUNNING', repoPath: daemon.repo });
+      expect((await ctl(['sessions', 'list', '--status', 'RUNNING'])).stdout).toContain(id);
+      expect((await ctl(['sessions', 'stop', id])).code).toBe(0);
+      const [code] = await within('events --follow to end with the session', events.exited, 20_000);
+      expect(code).toBe(0);
+      const seen = lines(events.output.text());
+      expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1));
+      expect(seen.at(-1)?.type).toBe('SESSION_STOPPED');
+      expect(seen.filter((e) => e.type === 'INPUT_RECEIVED')).toHaveLength(2);
+    } finally {
+      await kill(events.proc, events.exited);
+    }
+  });
+
+  it('events --follow resumes after the connection drops, without a gap or a repeat', async () => {
+    const proxy = await startTcpProxy(daemon.port);
+    const id = (
+      await ctl(['sessions', 'start', '--provider', 'mock', '--repo', daemon.repo])
+    ).stdout.trim();
+    // The flag wins over the profile's address.
+    const events = follow(['events', id, '--follow', '--json', '--address', proxy.target]);
+    try {
+      await events.output.waitFor('SESSION_STARTED', /"SESSION_STARTED"/);
+      expect(proxy.cutAll()).toBeGreaterThan(0);
+      await ctl(['sessions', 'send', id, 'after the cut']);
+      await events.output.waitFor('the turn after the cut', /TURN_COMPLETED/);
+      await ctl(['sessions', 'stop', id]);
+      const [code] = await within('events --follow to end', events.exited, 20_000);
+      expect(code).toBe(0);
+      const seqs = lines(events.output.text()).map((e) => e.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+      expect(proxy.accepted).toBeGreaterThan(1);
+    } finally {
+      await kill(events.proc, events.exited);
+      await proxy.close();
+    }
+  });
+
+  it('events without --follow prints what is held and ends; rendering is readable text', async () => {
+    const id = (
+      await ctl(['sessions', 'start', '--provider', 'mock', '--repo', daemon.repo])
+    ).stdout.trim();
+    await ctl(['sessions', 'send', id, 'hello']);
+    await ctl(['sessions', 'stop', id]);
+    const r = await ctl(['events', id]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('> hello');
+    expect(r.stdout).toMatch(/mock\[1\]: received "hello"/);
+    expect(r.stdout).toMatch(/── turn done · 5 in \/ \d+ out tokens/);
+    expect(r.stdout).toContain('■ session stopped');
+    expect(r.stdout).not.toContain('\x1b['); // not a terminal: no colour
+  });
+
+  it('refuses a bad flag with exit 2 and one line', async () => {
+    expectOneLine(await ctl(['health', '--bogus']), 2, /Unknown option '--bogus'/);
+    expectOneLine(await ctl(['sessions', 'frob']), 2, /unknown command "sessions frob"/);
+    expectOneLine(await ctl(['events', 'x', '--after', 'soon']), 2, /--after wants a seq/);
+  });
+
+  it('names an unreadable certificate file (exit 3), a missing session (exit 6), an unreachable daemon (exit 4)', async () => {
+    const missing = join(dir, 'nope.crt');
+    expectOneLine(
+      await ctl(['health', '--cert', missing]),
+      3,
+      new RegExp(`client certificate \\(--cert\\) ${missing}: ENOENT`),
+    );
+    expectOneLine(
+      await ctl(['sessions', 'get', '00000000-0000-4000-8000-000000000000']),
+      6,
+      /NOT_FOUND/,
+    );
+    expectOneLine(
+      await ctl(['health'], { BRIDGECTL_ADDRESS: '127.0.0.1:1' }),
+      4,
+      /daemon unreachable/,
+    );
+    expectOneLine(await ctl(['health', '--profile', 'nope']), 2, /no profile "nope" in /);
+  });
+
+  it('bash completion from the command definitions, for bridgectl and bridge-ca', async () => {
+    const complete = async (entry: string, fn: string, words: string[]) => {
+      const script = (await run(entry, ['completion', 'bash'])).stdout;
+      const file = join(dir, `${fn}.bash`);
+      writeFileSync(file, script);
+      const shell = `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; ${fn}; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const r = await new Promise<string>((resolve, reject) =>
+        execFile('bash', ['-c', shell], (e, out) => (e ? reject(e) : resolve(out))),
+      );
+      return r.trim().split('\n').filter(Boolean).sort();
+    };
+    const ctlFn = '_bridgectl_complete';
+    const entry = 'cmd/bridgectl/src/main.ts';
+    expect(await complete(entry, ctlFn, ['bridgectl', 'sessions', 'st'])).toEqual([
+      'start',
+      'stop',
+    ]);
+    expect(await complete(entry, ctlFn, ['bridgectl', 'sessions', 'start', '--prov'])).toEqual([
+      '--provider',
+    ]);
+    expect(
+      await complete(entry, ctlFn, ['bridgectl', 'sessions', 'list', '--status', 'R']),
+    ).toEqual(['RUNNING']);
+    expect(await complete(entry, ctlFn, ['bridgectl', '--profile', 'x', 'he'])).toEqual(['health']);
+    expect(await complete(entry, ctlFn, ['bridgectl', 'completion', ''])).toEqual([
+      'bash',
+      'fish',
+      'zsh',
+    ]);
+    const caFn = '_bridge_ca_complete';
+    const ca = 'cmd/bridge-ca/src/main.ts';
+    expect(await complete(ca, caFn, ['bridge-ca', 'jwt-'])).toEqual(['jwt-keygen', 'jwt-mint']);
+    expect(await complete(ca, caFn, ['bridge-ca', 'issue', '--ca-'])).toEqual(['--ca-key']);
+  });
+
+  it('every CLI has --help, and refuses a bad flag in one line with exit 2', async () => {
+    for (const [entry, name] of [
+      ['cmd/bridge/src/main.ts', 'bridge'],
+      ['cmd/bridge-ca/src/main.ts', 'bridge-ca'],
+      ['cmd/bridgectl/src/main.ts', 'bridgectl'],
+    ] as const) {
+      const help = await run(entry, ['--help']);
+      expect(help.code, name).toBe(0);
+      expect(help.stdout, name).toMatch(/usage/i);
+      const bad = await run(entry, ['--bogus']);
+      expect(bad.code, name).toBe(2);
+      expect(bad.stderr, name).toMatch(new RegExp(`^${name}: [^\\n]+\\n$`));
+    }
+    const sessionsHelp = await ctl(['sessions', 'start', '--help']);
+    for (const o of ['--provider', '--repo', '--opt', '--profile', '--address', '--jwt-key']) {
+      expect(sessionsHelp.stdout).toContain(o);
+    }
+  });
+});
+
+describe('pnpm demo', () => {
+  it('starts its own dev daemon, runs two mock turns through the renderer, and stops it', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bridgectl-demo-'));
+    try {
+      const r = await run('cmd/bridgectl/src/demo.ts', [], {
+        BRIDGECTL_PROFILES: join(home, 'profiles.yaml'),
+        BRIDGE_DEV_DIR: join(home, 'dev'),
+        BRIDGE_DEV_LISTEN: '127.0.0.1:0',
+        INIT_CWD: home,
+      });
+      expect(r.stderr).toContain('starting `bridge dev` for the demo');
+      expect(r.code).toBe(0);
+      expect(r.stdout.match(/── turn done/g)).toHaveLength(2);
+      expect(r.stdout.match(/mock\[\d\]: received/g)).toHaveLength(2);
+      expect(r.stdout).toContain('■ session stopped');
+      // The daemon it started is gone: its port refuses connections.
+      const port = Number(
+        /address: 127\.0\.0\.1:(\d+)/.exec(readFileSync(join(home, 'profiles.yaml'), 'utf8'))?.[1],
+      );
+      const refused = await new Promise<boolean>((resolve) => {
+        const s = tcpConnect(port, '127.0.0.1');
+        s.once('connect', () => {
+          s.destroy();
+          resolve(false);
+        });
+        s.once('error', () => resolve(true));
+      });
+      expect(refused).toBe(true);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
