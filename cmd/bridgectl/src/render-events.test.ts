@@ -1,0 +1,92 @@
+import type { EventType, SessionEvent } from '@agent-bridge/bridgeclient';
+import { describe, expect, it } from 'vitest';
+import { EventRenderer, useColour } from './render-events.js';
+
+let seq = 0;
+const ev = (type: EventType, more: Partial<SessionEvent> = {}): SessionEvent => ({
+  seq: ++seq,
+  timestamp: new Date(0),
+  sessionId: 's1',
+  projectId: 'p',
+  provider: 'mock',
+  type,
+  stream: 'system',
+  text: '',
+  done: false,
+  error: '',
+  turnId: 't1',
+  data: undefined,
+  ...more,
+});
+
+/** A recorded turn with a tool call, as a structured provider reports it. */
+const TURN: SessionEvent[] = [
+  ev('SESSION_STARTED', { data: { pid: 42 } }),
+  ev('INPUT_RECEIVED', { text: 'list files' }),
+  ev('TURN_STARTED'),
+  ev('AGENT_MESSAGE_DELTA', { text: 'Let me ' }),
+  ev('AGENT_MESSAGE_DELTA', { text: 'look.' }),
+  ev('AGENT_MESSAGE', { text: 'Let me look.' }),
+  ev('TOOL_CALL', { data: { tool_call_id: 'c1', name: 'Bash', input: { command: 'ls' } } }),
+  ev('TOOL_RESULT', { data: { tool_call_id: 'c1', output: 'a.txt\nb.txt', is_error: false } }),
+  ev('AGENT_MESSAGE', { text: 'Two files.' }),
+  ev('TURN_COMPLETED', {
+    data: {
+      usage: { input_tokens: 10, output_tokens: 20 },
+      total_cost_usd: 0.0123,
+      duration_ms: 1500,
+    },
+  }),
+  ev('AGENT_ERROR', { error: 'rate limited' }),
+  ev('BUFFER_OVERFLOW', { missing: { first: 20, last: 29 } }),
+  ev('SESSION_FAILED', { error: 'exit code 1' }),
+];
+
+function render(events: SessionEvent[], colour: boolean): string {
+  let out = '';
+  const r = new EventRenderer(
+    (t) => {
+      out += t;
+    },
+    { colour },
+  );
+  for (const e of events) r.render(e);
+  r.endLine();
+  return out;
+}
+
+describe('EventRenderer', () => {
+  it('shows a turn as running text, compact tool blocks and a summary', () => {
+    expect(render(TURN, false)).toBe(
+      [
+        '● session s1 started: mock (pid 42)',
+        '> list files',
+        'Let me look.',
+        '┌ Bash {"command":"ls"}',
+        '└ result a.txt (+1 lines)',
+        'Two files.',
+        '── turn done · 10 in / 20 out tokens · $0.0123 · 1.5s',
+        '✗ agent error: rate limited',
+        "! events 20-29 were lost: the daemon's buffer overflowed",
+        '✗ session failed: exit code 1',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('ends a reply cut short by the end of the stream with a newline', () => {
+    expect(render([ev('AGENT_MESSAGE_DELTA', { text: 'half a' })], false)).toBe('half a\n');
+  });
+
+  it('colours errors red only when asked', () => {
+    const failed = [ev('SESSION_FAILED', { error: 'boom' })];
+    expect(render(failed, true)).toContain('\x1b[31m');
+    expect(render(failed, false)).not.toContain('\x1b[');
+  });
+
+  it('colours only a terminal, and never under NO_COLOR', () => {
+    expect(useColour(true, {})).toBe(true);
+    expect(useColour(true, { NO_COLOR: '1' })).toBe(false);
+    expect(useColour(false, {})).toBe(false);
+  });
+});
