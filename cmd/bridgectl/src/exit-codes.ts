@@ -9,7 +9,7 @@ export const EXIT = {
   file: 3,
   /** The daemon cannot be reached, or did not answer in time. */
   unavailable: 4,
-  /** The daemon refused the credentials: the token or the client certificate. */
+  /** The daemon refused the caller: its token or certificate, or a permission (a path outside allowed_paths). */
   refused: 5,
   /** No such session in this project. */
   notFound: 6,
@@ -25,7 +25,7 @@ export const EXIT_LINES = [
   `  ${EXIT.usage}    usage: unknown command or option, bad value, connection settings missing`,
   `  ${EXIT.file}    a file of the settings (CA, certificate, key, JWT key, profiles) unreadable or invalid`,
   `  ${EXIT.unavailable}    the daemon is unreachable or did not answer in time`,
-  `  ${EXIT.refused}    the daemon refused the credentials (token or client certificate)`,
+  `  ${EXIT.refused}    the daemon refused the caller: credentials, or a permission (path outside allowed_paths)`,
   `  ${EXIT.notFound}    no such session in this project`,
   `  ${EXIT.internal}   internal error`,
   `  ${EXIT.interrupted}  interrupted (Ctrl-C)`,
