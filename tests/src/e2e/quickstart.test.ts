@@ -25,7 +25,8 @@ const bridgeDev = () =>
     [...tsx('cmd/bridge/src/main.ts'), 'dev', '--dir', dir, '--listen', '127.0.0.1:0'],
     {
       cwd: REPO_ROOT,
-      env: { ...process.env, BRIDGE_READY_FD: '1' },
+      // The bridgectl profile goes to the temp dir, never the user's ~/.config.
+      env: { ...process.env, BRIDGE_READY_FD: '1', BRIDGECTL_PROFILES: join(dir, 'profiles.yaml') },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -43,9 +44,12 @@ describe('dev quick start', () => {
       expect(out).toContain('created a development PKI');
       expect(out).toContain('bridge-ca jwt-mint --key');
       expect(out).toMatch(/jwt-mint .*--bind-cert \S*client\.crt/);
-      for (const f of ['server.key', 'client.key', 'jwt.key']) {
+      for (const f of ['server.key', 'client.key', 'jwt.key', 'profiles.yaml']) {
         expect(statSync(join(dir, f)).mode & 0o777, f).toBe(0o600);
       }
+      expect(readFileSync(join(dir, 'profiles.yaml'), 'utf8')).toContain(
+        `address: 127.0.0.1:${port}`,
+      );
       const mint = spawnSync(
         process.execPath,
         [
