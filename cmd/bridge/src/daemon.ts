@@ -80,6 +80,7 @@ export async function startDaemon({
     stop: () => {
       stopping ??= (async () => {
         logger.info('shutting down: refusing new work, stopping sessions');
+        server.markNotServing();
         await manager.shutdown();
         await server.shutdown(2000);
         logger.info('shutdown complete');

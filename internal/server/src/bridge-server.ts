@@ -43,6 +43,12 @@ export interface BridgeServer {
    * (the promise rejects) and the previous material stays.
    */
   reloadTls(): Promise<void>;
+  /**
+   * Reports NOT_SERVING on grpc.health.v1 (Check, Watch, List) while the
+   * server still answers: the first step of a shutdown, so load balancers and
+   * probes look elsewhere while sessions are being stopped.
+   */
+  markNotServing(): void;
   /** Marks the daemon not serving, drains calls for up to `graceMs`, then closes. */
   shutdown(graceMs: number): Promise<void>;
 }
@@ -88,6 +94,10 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
   );
   const health = new HealthImplementation({ '': 'SERVING', [bridgeServiceName]: 'SERVING' });
   health.addToServer(server);
+  const markNotServing = () => {
+    health.setStatus('', 'NOT_SERVING');
+    health.setStatus(bridgeServiceName, 'NOT_SERVING');
+  };
   addReflection(server);
 
   // The sockets arrive with TLS done and checked by our listener, so the
@@ -137,9 +147,9 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
     port: tls.port,
     instanceId,
     reloadTls: () => reload('SIGHUP', false),
+    markNotServing,
     shutdown: async (graceMs) => {
-      health.setStatus('', 'NOT_SERVING');
-      health.setStatus(bridgeServiceName, 'NOT_SERVING');
+      markNotServing();
       watch.close();
       // Stop accepting now; the listener reports closed once its last connection is gone.
       const closed = tls.close();
