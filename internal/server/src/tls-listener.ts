@@ -160,7 +160,7 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
     opts.onConnection(socket);
   };
 
-  const [host, port] = splitListen(opts.listen);
+  const [host, port] = splitListen(opts.listen, 'server.listen');
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -219,9 +219,9 @@ function peerOf(socket: TLSSocket): string | undefined {
   return isIPv6(a) ? `[${a}]:${p}` : `${a}:${p}`;
 }
 
-function splitListen(listen: string): [string, number] {
+export function splitListen(listen: string, key: string): [string, number] {
   const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(listen);
-  if (!m) throw new Error(`server.listen: expected host:port, got "${listen}"`);
+  if (!m) throw new Error(`${key}: expected host:port, got "${listen}"`);
   return [m[1] as string, Number(m[2])];
 }
 
