@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { leafPolicyRefusal } from './handshake-policy.js';
-import { splitListen } from './tls-listener.js';
+import { bind } from './private/bind.js';
 import type { TlsMaterial } from './tls-material.js';
 
 /** What the metrics endpoint serves; the server does not know how it is made. */
@@ -75,18 +75,9 @@ export async function startMetricsListener(opts: {
     }
   });
   server.on('tlsClientError', (err) => logger.debug({ err }, 'metrics TLS handshake refused'));
-  const [host, port] = splitListen(opts.listen, 'metrics.listen');
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  server.on('error', (err) => logger.error({ err }, 'metrics listener error'));
-  const address = server.address();
+  const port = await bind(server, opts.listen, 'metrics.listen', logger, 'metrics listener');
   return {
-    port: typeof address === 'object' && address ? address.port : port,
+    port,
     apply(material) {
       server.setSecureContext(material.options);
       server.closeAllConnections();
