@@ -1,6 +1,9 @@
+import { X509Certificate } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
-import type { CertAndKey } from '@agent-bridge/pki';
+import { connect as tlsConnect } from 'node:tls';
+import { type CertAndKey, issueCert } from '@agent-bridge/pki';
 import { SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
 import { bearer, codeOf, status, turnsDone, useDaemon, waitFor, within } from '../harness/index.js';
@@ -170,6 +173,57 @@ describe('metrics over mutual TLS', () => {
     const port = bridge.daemon.metricsPort as number;
     const res = await scrape(port, bridge.pki.ca.certPem, bridge.pki.client, '/');
     expect(res.status).toBe(404);
+  });
+});
+
+describe('metrics listener and TLS reload', () => {
+  const bridge = useDaemon({ config: { metrics: { listen: '127.0.0.1:0' } } });
+
+  /** The serial of the certificate the metrics listener presents now. */
+  const servedSerial = () =>
+    within(
+      'a TLS handshake with the metrics listener',
+      new Promise<string>((resolve, reject) => {
+        const s = tlsConnect(
+          {
+            host: '127.0.0.1',
+            port: bridge.daemon.metricsPort as number,
+            servername: 'localhost',
+            ca: bridge.pki.ca.certPem,
+            cert: bridge.pki.client.certPem,
+            key: bridge.pki.client.keyPem,
+          },
+          () => {
+            resolve(s.getPeerCertificate().serialNumber);
+            s.destroy();
+          },
+        );
+        s.on('error', reject);
+      }),
+    );
+
+  it('presents the renewed server certificate after SIGHUP', async () => {
+    const before = await servedSerial();
+    const renewed = await issueCert({
+      type: 'server',
+      cn: 'localhost',
+      sans: ['localhost', '127.0.0.1'],
+      ca: bridge.pki.ca,
+    });
+    writeFileSync(bridge.pki.serverKeyPath, renewed.keyPem);
+    writeFileSync(bridge.pki.serverCertPath, renewed.certPem);
+    bridge.daemon.proc.kill('SIGHUP');
+    const expected = new X509Certificate(renewed.certPem).serialNumber;
+    expect(expected).not.toBe(before);
+    await waitFor('the metrics listener to present the renewed certificate', async () => {
+      return (await servedSerial()) === expected;
+    });
+    const res = await scrape(
+      bridge.daemon.metricsPort as number,
+      bridge.pki.ca.certPem,
+      bridge.pki.client,
+    );
+    expect(res.status).toBe(200);
   });
 });
 
