@@ -1,6 +1,7 @@
 import { JwtVerifier, loadIssuerKeys } from '@agent-bridge/auth';
 import { type Audit, SessionManager } from '@agent-bridge/bridge';
 import { type BridgeConfig, compileRedactPattern } from '@agent-bridge/config';
+import { type BridgeMetrics, createBridgeMetrics } from '@agent-bridge/metrics';
 import type { Provider } from '@agent-bridge/providers';
 import { type BridgeServer, startBridgeServer } from '@agent-bridge/server';
 import type { Logger } from 'pino';
@@ -29,6 +30,17 @@ export async function startDaemon({
   logger: Logger;
   audit: Audit;
 }): Promise<RunningDaemon> {
+  // Metrics are kept only when someone can read them; they count decisions from the audit trail.
+  const metrics: BridgeMetrics | undefined =
+    config.metrics.listen === ''
+      ? undefined
+      : createBridgeMetrics({ census: () => manager.census() });
+  const audited: Audit = metrics
+    ? (record) => {
+        metrics.audit(record);
+        audit(record);
+      }
+    : audit;
   const keys = await loadIssuerKeys(config.auth.jwtPublicKeys);
   const verifier = new JwtVerifier({
     keys,
@@ -57,7 +69,8 @@ export async function startDaemon({
     providers,
     logger,
     redactPatterns: config.logging.redactPatterns.map(compileRedactPattern),
-    audit,
+    audit: audited,
+    ...(metrics ? { observer: metrics.events } : {}),
   });
   let server: BridgeServer;
   try {
@@ -66,8 +79,9 @@ export async function startDaemon({
       manager,
       verifier,
       logger,
-      audit,
+      audit: audited,
       version: VERSION,
+      ...(metrics ? { metrics, observeCall: metrics.call } : {}),
     });
   } catch (err) {
     await manager.shutdown();
@@ -80,6 +94,7 @@ export async function startDaemon({
     stop: () => {
       stopping ??= (async () => {
         logger.info('shutting down: refusing new work, stopping sessions');
+        server.markNotServing();
         await manager.shutdown();
         await server.shutdown(2000);
         logger.info('shutdown complete');

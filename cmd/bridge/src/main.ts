@@ -213,7 +213,9 @@ async function run(file: string, host: ProviderHost, dev?: DevRun): Promise<numb
   }
   // Machine-readable readiness line for supervisors and tests.
   if (process.env.BRIDGE_READY_FD === '1')
-    process.stdout.write(`BRIDGE_READY port=${daemon.server.port}\n`);
+    process.stdout.write(
+      `BRIDGE_READY port=${daemon.server.port}${daemon.server.metricsPort === undefined ? '' : ` metrics_port=${daemon.server.metricsPort}`}\n`,
+    );
 
   return new Promise<number>((done) => {
     const stop = (sig: string) => {

@@ -1,5 +1,5 @@
 import type { BridgeEvent } from './event.js';
-import { isTerminal } from './event.js';
+import { eventBytes, isTerminal } from './event.js';
 import type { Session } from './session.js';
 
 export interface ReadOptions {
@@ -11,6 +11,8 @@ export interface ReadOptions {
   maxBatchBytes: number;
   /** Called with the seq of the last event of each yielded batch. */
   onProgress?: (seq: number) => void;
+  /** Called with each batch about to be yielded and its size by eventBytes (metrics). */
+  onBatch?: (events: readonly BridgeEvent[], bytes: number) => void;
 }
 
 /**
@@ -31,15 +33,26 @@ export async function* readEvents(
     if (next <= ring.lastSeq) {
       const oldest = ring.oldestSeq;
       if (next < oldest) {
-        yield [overflowEvent(session, next, oldest - 1)];
+        const overflow = overflowEvent(session, next, oldest - 1);
+        opts.onBatch?.([overflow], eventBytes(overflow));
+        yield [overflow];
         next = oldest;
         continue;
       }
-      const batch = ring.sliceBounded(next, opts.maxBatchEvents, opts.maxBatchBytes);
+      let bytes = 0;
+      const batch = ring.sliceBounded(
+        next,
+        opts.maxBatchEvents,
+        opts.maxBatchBytes,
+        (b) => (bytes = b),
+      );
       const lastEvent = batch[batch.length - 1]!;
       next = lastEvent.seq + 1;
       const end = batch.findIndex(isTerminal);
-      yield end === -1 ? batch : batch.slice(0, end + 1);
+      // Nothing follows a terminal event, so the slice's size is the batch's.
+      const out = end === -1 ? batch : batch.slice(0, end + 1);
+      opts.onBatch?.(out, bytes);
+      yield out;
       opts.onProgress?.(lastEvent.seq);
       if (end !== -1) return;
       continue;

@@ -41,8 +41,8 @@ export class EventRing {
     return this.bytes;
   }
 
-  /** Stores `event` (whose seq must be lastSeq + 1) and wakes waiting readers. */
-  push(event: BridgeEvent): void {
+  /** Stores `event` (whose seq must be lastSeq + 1) and wakes waiting readers; returns its size. */
+  push(event: BridgeEvent): number {
     const size = eventBytes(event);
     if (this.count === this.maxEvents) this.evictOldest();
     while (this.count > 0 && this.bytes + size > this.maxBytes) this.evictOldest();
@@ -57,6 +57,7 @@ export class EventRing {
       this.waiters = [];
       for (const wake of w) wake();
     }
+    return size;
   }
 
   private evictOldest(): void {
@@ -81,8 +82,14 @@ export class EventRing {
   /**
    * Consecutive events from `fromSeq` (which must be retained): at most
    * `maxEvents`, and at most `maxBytes` by eventBytes, but always at least one.
+   * `sized`, when given, receives the total size of what was returned.
    */
-  sliceBounded(fromSeq: number, maxEvents: number, maxBytes: number): BridgeEvent[] {
+  sliceBounded(
+    fromSeq: number,
+    maxEvents: number,
+    maxBytes: number,
+    sized?: (bytes: number) => void,
+  ): BridgeEvent[] {
     const oldest = this.oldestSeq;
     const out: BridgeEvent[] = [];
     if (this.count === 0 || fromSeq < oldest) return out;
@@ -90,11 +97,13 @@ export class EventRing {
     let idx = (this.head + (fromSeq - oldest)) % this.maxEvents;
     let bytes = 0;
     for (let i = 0; i < n; i++) {
-      bytes += this.sizes[idx]!;
-      if (i > 0 && bytes > maxBytes) break;
+      const size = this.sizes[idx]!;
+      if (i > 0 && bytes + size > maxBytes) break;
+      bytes += size;
       out.push(this.slots[idx]!);
       idx = idx + 1 === this.maxEvents ? 0 : idx + 1;
     }
+    sized?.(bytes);
     return out;
   }
 

@@ -3,6 +3,7 @@ import { AllowedPaths } from './allowed-paths.js';
 import { type Audit, noAudit } from './audit.js';
 import { type Clock, systemClock, systemTimers, type Timers } from './clock.js';
 import { BridgeError, denied, invalid, notFound, precondition, unavailable } from './errors.js';
+import { type EventObserver, noEventObserver } from './event-observer.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
 import { canPin, type PinnedDirectory } from './pinned-directory.js';
@@ -20,6 +21,7 @@ import type {
   Caller,
   CoreSettings,
   Logger,
+  SessionCensus,
   SessionCounts,
   SessionSnapshot,
   SessionStatus,
@@ -37,6 +39,8 @@ export interface SessionManagerDeps {
   redactPatterns?: readonly RegExp[];
   /** Where session lifecycle and permission records go. */
   audit?: Audit;
+  /** Counts events stored and delivered (metrics). */
+  observer?: EventObserver;
 }
 
 const MAX_IDEMPOTENCY_KEY_BYTES = 128;
@@ -70,7 +74,11 @@ export class SessionManager {
     this.redact = (text) => this.secrets.redact(text);
     this.clock = deps.clock ?? systemClock;
     this.timers = deps.timers ?? systemTimers;
-    this.subscriptions = new Subscriptions(this.clock, deps.settings.maxSubscribers);
+    this.subscriptions = new Subscriptions(
+      this.clock,
+      deps.settings.maxSubscribers,
+      deps.observer ?? noEventObserver,
+    );
     startSweeper(
       {
         sessions: this.sessions,
@@ -105,6 +113,23 @@ export class SessionManager {
     }
     const { maxGlobal, maxPerProject } = this.deps.settings;
     return { active, retained, limit: maxGlobal, projectActive, projectLimit: maxPerProject };
+  }
+
+  /**
+   * Sessions grouped by provider and status, with their open readers: what
+   * the daemon reports as gauges. One pass over the sessions, made when asked.
+   */
+  census(): SessionCensus[] {
+    const groups = new Map<string, SessionCensus>();
+    for (const s of this.sessions.values()) {
+      const snap = { provider: s.request.provider, status: s.status };
+      const key = `${snap.provider}\u0000${snap.status}`;
+      const g = groups.get(key) ?? { ...snap, sessions: 0, subscribers: 0 };
+      g.sessions++;
+      g.subscribers += s.activeStreams;
+      groups.set(key, g);
+    }
+    return [...groups.values()];
   }
 
   async start(caller: Caller, req: StartRequest): Promise<SessionSnapshot> {
@@ -175,6 +200,7 @@ export class SessionManager {
       this.secrets,
       this.clock,
       this.deps.audit ?? noAudit,
+      this.deps.observer ?? noEventObserver,
       caller,
     );
     this.sessions.set(req.sessionId, session);

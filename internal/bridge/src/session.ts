@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import { CursorStore } from './cursors.js';
 import { precondition } from './errors.js';
 import type { BridgeEvent } from './event.js';
+import { type EventObserver, noEventObserver } from './event-observer.js';
 import { EventRedactor } from './event-redactor.js';
 import { EventRing } from './event-ring.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
@@ -67,6 +68,7 @@ export class Session {
     secrets: SecretRedactor,
     private readonly clock: Clock,
     private readonly audit: Audit,
+    private readonly observer: EventObserver = noEventObserver,
     /** Who started the session, named in its audit records. */
     private readonly startedBy?: Caller,
   ) {
@@ -133,7 +135,7 @@ export class Session {
   private store(ev: AgentEvent): BridgeEvent {
     const stored = this.eventAt(this.ring.lastSeq + 1, ev);
     this.lastActivity = stored.timestamp;
-    this.ring.push(stored);
+    this.observer.stored(this.request.provider, stored, this.ring.push(stored));
     if (stored.type === 'STDERR') this.keepStderr(stored.text, stored.data?.continued === true);
     auditEvent(this.audit, stored, this.startedBy?.identity);
     return stored;

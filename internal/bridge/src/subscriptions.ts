@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js';
 import { exhausted, outOfRange } from './errors.js';
 import type { BridgeEvent } from './event.js';
+import { type EventObserver, noEventObserver } from './event-observer.js';
 import { readEvents } from './event-reader.js';
 import type { Session } from './session.js';
 
@@ -32,6 +33,7 @@ export class Subscriptions {
   constructor(
     private readonly clock: Clock,
     private readonly maxSubscribers: number,
+    private readonly observer: EventObserver = noEventObserver,
   ) {}
 
   /**
@@ -57,7 +59,15 @@ export class Subscriptions {
       : undefined;
     const afterSeq =
       req.afterSeq ?? acked ?? (ring.oldestSeq > 0 ? ring.oldestSeq - 1 : ring.lastSeq);
-    return new Subscription(session, req.subscriberId, this.clock, afterSeq, batch, signal);
+    return new Subscription(
+      session,
+      req.subscriberId,
+      this.clock,
+      afterSeq,
+      batch,
+      signal,
+      this.observer,
+    );
   }
 
   /** Moves `subscriberId`'s cursor forward to `ackSeq`; returns the cursor's position. */
@@ -84,6 +94,7 @@ class Subscription implements EventStream {
     afterSeq: number,
     batch: BatchLimits,
     signal: AbortSignal,
+    observer: EventObserver,
   ) {
     session.activeStreams++;
     session.lastActivity = clock.now();
@@ -94,6 +105,7 @@ class Subscription implements EventStream {
         maxBatchEvents: batch.maxEvents,
         maxBatchBytes: batch.maxBytes,
         onProgress: () => this.touch(),
+        onBatch: (events, bytes) => observer.delivered(events, bytes),
       },
       signal,
     );

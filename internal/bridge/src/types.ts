@@ -48,6 +48,14 @@ export interface SessionCounts {
   projectLimit: number;
 }
 
+/** Sessions of one provider in one status, and the readers they have open. */
+export interface SessionCensus {
+  provider: string;
+  status: SessionStatus;
+  sessions: number;
+  subscribers: number;
+}
+
 /** Settings of the core, from the daemon's configuration. Durations in ms, sizes in bytes. */
 export interface CoreSettings {
   // How much may run at once.

@@ -24,6 +24,21 @@ function problems(text: string): string[] {
 }
 
 describe('parseConfig', () => {
+  it('metrics.listen: off by default, host:port when set, never the gRPC port', () => {
+    const off = parseConfig(MINIMAL, { baseDir: '/etc/bridge' }).config;
+    expect(off.metrics).toEqual({ listen: '' });
+    const on = parseConfig(`${MINIMAL}metrics:\n  listen: "127.0.0.1:9446"\n`, { baseDir: '/' });
+    expect(on.config.metrics.listen).toBe('127.0.0.1:9446');
+    expect(problems(`${MINIMAL}metrics:\n  listen: "9446"\n`)).toEqual([
+      '11: metrics.listen: must be host:port or "" (off), got "9446"',
+    ]);
+    expect(
+      problems(
+        `${MINIMAL}server:\n  listen: "127.0.0.1:9445"\nmetrics:\n  listen: "127.0.0.1:9445"\n`,
+      ),
+    ).toEqual(['13: metrics.listen: must not be server.listen: metrics need a port of their own']);
+  });
+
   it('fills defaults and resolves relative paths against the config directory', () => {
     const c = parseConfig(MINIMAL, { baseDir: '/etc/bridge' }).config;
     expect(c.server.listen).toBe('127.0.0.1:9445');
@@ -205,7 +220,7 @@ logging:
       '12: sessions.max_per_projet: unknown key (known keys: max_per_project, max_global, idle_timeout, stop_grace_period, event_buffer_size, event_buffer_bytes, retention, max_subscribers, subscriber_ttl)',
     ]);
     expect(problems(`${MINIMAL}\nservr: {}\n`)).toEqual([
-      '11: servr: unknown key (known keys: server, tls, auth, rate_limits, sessions, input, providers, allowed_paths, logging)',
+      '11: servr: unknown key (known keys: server, tls, metrics, auth, rate_limits, sessions, input, providers, allowed_paths, logging)',
     ]);
     expect(problems(`${MINIMAL}\nproviders:\n  x:\n    binry: y\n`)).toEqual([
       '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, allowed_opts, default_opts, isolate_home, health_ttl, probe_timeout)',

@@ -69,6 +69,15 @@ const SERVER: Table<BridgeConfig['server']> = {
   maxConcurrentStreams: ['max_concurrent_streams', int(1000, 1, 100_000)],
 };
 
+const METRICS: Table<BridgeConfig['metrics']> = {
+  listen: [
+    'listen',
+    text('', (v) =>
+      v === '' || HOST_PORT.test(v) ? undefined : `must be host:port or "" (off), got "${v}"`,
+    ),
+  ],
+};
+
 const TLS: Table<BridgeConfig['tls']> = {
   caBundle: ['ca_bundle', file()],
   cert: ['cert', file()],
@@ -163,6 +172,7 @@ const LOGGING: Table<BridgeConfig['logging']> = {
 const BRIDGE: Table<BridgeConfig> = {
   server: ['server', section(SERVER)],
   tls: ['tls', required(section(TLS), 'is required: the daemon never serves without TLS')],
+  metrics: ['metrics', section(METRICS)],
   auth: ['auth', section(AUTH)],
   rateLimits: ['rate_limits', section(RATE_LIMITS)],
   sessions: ['sessions', section(SESSIONS)],
@@ -223,6 +233,17 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
     !r.hasProblem('sessions.max_global')
   ) {
     r.fail('sessions.max_per_project', undefined, 'must not exceed sessions.max_global');
+  }
+  if (
+    config.metrics.listen !== '' &&
+    config.metrics.listen === config.server.listen &&
+    !config.server.listen.endsWith(':0')
+  ) {
+    r.fail(
+      'metrics.listen',
+      undefined,
+      'must not be server.listen: metrics need a port of their own',
+    );
   }
   if (r.problems.length > 0) throw new ConfigError(file, inFileOrder(r.problems));
   return {

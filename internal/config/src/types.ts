@@ -12,6 +12,11 @@ export interface BridgeConfig {
     /** Streams one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). */
     maxConcurrentStreams: number;
   };
+  /** Prometheus metrics over HTTPS with mutual TLS (the tls section's files). */
+  metrics: {
+    /** host:port of the metrics listener; empty: no metrics listener. */
+    listen: string;
+  };
   tls: {
     caBundle: string;
     cert: string;

@@ -6,7 +6,12 @@ import { BridgeServiceService, bridgeServiceName } from '@agent-bridge/proto';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
-import { createBridgeService } from './bridge-service.js';
+import { type CallObserver, createBridgeService } from './bridge-service.js';
+import {
+  type MetricsListener,
+  type MetricsSource,
+  startMetricsListener,
+} from './metrics-listener.js';
 import { createCallLimits } from './private/call-limits.js';
 import { addReflection } from './reflection.js';
 import { revocationListsResponse } from './revocation-lists.js';
@@ -30,11 +35,20 @@ export interface BridgeServerOptions {
   /** Where call, TLS and connection audit records go. */
   audit: Audit;
   version: string;
+  /**
+   * Served at /metrics on `metrics.listen` (mutual TLS, the same TLS files);
+   * without it, or with `metrics.listen` empty, there is no metrics listener.
+   */
+  metrics?: MetricsSource;
+  /** Told of every finished BridgeService call (metrics). */
+  observeCall?: CallObserver;
 }
 
 export interface BridgeServer {
   /** The bound port (useful with port 0). */
   readonly port: number;
+  /** The metrics listener's bound port, when there is one. */
+  readonly metricsPort: number | undefined;
   readonly instanceId: string;
   /**
    * Re-reads the TLS files (CA bundle, certificate, key, CRLs) as one set
@@ -43,6 +57,12 @@ export interface BridgeServer {
    * (the promise rejects) and the previous material stays.
    */
   reloadTls(): Promise<void>;
+  /**
+   * Reports NOT_SERVING on grpc.health.v1 (Check, Watch, List) while the
+   * server still answers: the first step of a shutdown, so load balancers and
+   * probes look elsewhere while sessions are being stopped.
+   */
+  markNotServing(): void;
   /** Marks the daemon not serving, drains calls for up to `graceMs`, then closes. */
   shutdown(graceMs: number): Promise<void>;
 }
@@ -84,10 +104,15 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       instanceId,
       startedAt: new Date(),
       revocationLists: () => revocationListsResponse(listener?.material().revocationLists ?? []),
+      ...(opts.observeCall ? { observeCall: opts.observeCall } : {}),
     }),
   );
   const health = new HealthImplementation({ '': 'SERVING', [bridgeServiceName]: 'SERVING' });
   health.addToServer(server);
+  const markNotServing = () => {
+    health.setStatus('', 'NOT_SERVING');
+    health.setStatus(bridgeServiceName, 'NOT_SERVING');
+  };
   addReflection(server);
 
   // The sockets arrive with TLS done and checked by our listener, so the
@@ -108,6 +133,25 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
     { listen: config.server.listen, port: tls.port, instanceId },
     'bridge listening (TLS 1.3, mutual TLS)',
   );
+  let metrics: MetricsListener | undefined;
+  if (opts.metrics && config.metrics.listen !== '') {
+    try {
+      metrics = await startMetricsListener({
+        listen: config.metrics.listen,
+        material,
+        handshakeTimeoutMs: config.server.handshakeTimeoutMs,
+        source: opts.metrics,
+        logger,
+      });
+    } catch (err) {
+      await tls.close();
+      throw err;
+    }
+    logger.info(
+      { listen: config.metrics.listen, port: metrics.port },
+      'metrics listening at /metrics (HTTPS, mutual TLS)',
+    );
+  }
 
   let reloading: Promise<void> = Promise.resolve();
   const reload = (why: string, onlyIfChanged: boolean): Promise<void> => {
@@ -115,6 +159,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       const m = await loadTlsMaterial(config.tls);
       if (onlyIfChanged && m.digest === tls.material().digest) return;
       const closed = tls.apply(m);
+      metrics?.apply(m);
       logger.info(
         { why, closedConnections: closed, crls: m.revocationLists.length },
         'TLS material reloaded',
@@ -135,12 +180,14 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
 
   return {
     port: tls.port,
+    metricsPort: metrics?.port,
     instanceId,
     reloadTls: () => reload('SIGHUP', false),
+    markNotServing,
     shutdown: async (graceMs) => {
-      health.setStatus('', 'NOT_SERVING');
-      health.setStatus(bridgeServiceName, 'NOT_SERVING');
+      markNotServing();
       watch.close();
+      const metricsClosed = metrics?.close();
       // Stop accepting now; the listener reports closed once its last connection is gone.
       const closed = tls.close();
       await new Promise<void>((resolve) => {
@@ -155,6 +202,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       });
       tls.destroyAll();
       await closed;
+      await metricsClosed;
     },
   };
 }

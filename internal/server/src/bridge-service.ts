@@ -24,7 +24,12 @@ import type {
   StopSessionResponse,
   StreamEventsRequest,
 } from '@agent-bridge/proto';
-import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
+import {
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type sendUnaryData,
+  status,
+} from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import {
   fromProtoStatus,
@@ -53,7 +58,14 @@ export interface ServiceContext {
   startedAt: Date;
   /** The CRLs the TLS listener enforces now (GetRevocationLists). */
   revocationLists(): GetRevocationListsResponse;
+  observeCall?: CallObserver;
 }
+
+/**
+ * Told of each finished call: unary calls when answered, streams once open
+ * (code OK) or refused. `code` is the status name ("OK", "NOT_FOUND").
+ */
+export type CallObserver = (method: string, code: string, seconds: number) => void;
 
 /** Events per StreamEventBatches message, and a byte cap well under the 4 MiB message limit. */
 const BATCH = { maxEvents: 512, maxBytes: 1024 * 1024 };
@@ -67,6 +79,13 @@ const SINGLE = { maxEvents: 64, maxBytes: 1024 * 1024 };
 export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
   const { manager } = ctx;
   const record = callRecorder(ctx.audit, ctx.logger);
+  const observe = ctx.observeCall;
+  const timed = (method: string, started: bigint, code: status) =>
+    observe?.(
+      method,
+      status[code] ?? String(code),
+      Number(process.hrtime.bigint() - started) / 1e9,
+    );
 
   function unary<Req, Res>(
     method: string,
@@ -74,6 +93,7 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
     limit?: TokenBuckets,
   ): (call: ServerUnaryCall<Req, Res>, cb: sendUnaryData<Res>) => void {
     return (call, cb) => {
+      const started = process.hrtime.bigint();
       const peer = peerIdentity(call);
       let caller: Caller | undefined;
       authenticate(ctx.verifier, ctx.limits, call.metadata, peer)
@@ -86,10 +106,13 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
           (res) => {
             record(method, call.request, peer, caller, undefined);
             cb(null, res);
+            timed(method, started, status.OK);
           },
           (err) => {
             record(method, call.request, peer, caller, err);
-            cb(fail(ctx.logger, method, err, ctx.manager.redact));
+            const e = fail(ctx.logger, method, err, ctx.manager.redact);
+            cb(e);
+            timed(method, started, e.code);
           },
         );
     };
@@ -101,6 +124,7 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
     write: (call: ServerWritableStream<StreamEventsRequest, Msg>, events: BridgeEvent[]) => boolean,
   ): (call: ServerWritableStream<StreamEventsRequest, Msg>) => void {
     return (call) => {
+      const started = process.hrtime.bigint();
       const abort = new AbortController();
       call.on('cancelled', () => abort.abort());
       call.on('close', () => abort.abort());
@@ -123,6 +147,7 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
           batch,
         );
         record(method, req, peer, caller, undefined);
+        timed(method, started, status.OK);
         // A stream lives no longer than the token that opened it.
         expiry = setTimeout(
           () => abort.abort(new TokenExpiredDuringStream()),
@@ -141,10 +166,17 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
             call.emit('error', err.status());
             return;
           }
-          if (events === undefined) record(method, call.request, peer, caller, err);
+          const refused = events === undefined;
+          const e =
+            refused || !abort.signal.aborted
+              ? fail(ctx.logger, method, err, ctx.manager.redact)
+              : undefined;
+          if (refused) {
+            record(method, call.request, peer, caller, err);
+            if (e) timed(method, started, e.code);
+          }
           // grpc-js turns an 'error' event on a server stream into the call's status.
-          if (!abort.signal.aborted)
-            call.emit('error', fail(ctx.logger, method, err, ctx.manager.redact));
+          if (e && !abort.signal.aborted) call.emit('error', e);
         })
         .finally(() => {
           clearTimeout(expiry);

@@ -5,6 +5,7 @@ import type { Audit, AuditIdentity } from '@agent-bridge/bridge';
 import { isSelfSigned, leadsToBundle, revokedInChain } from '@agent-bridge/pki';
 import type { Logger } from 'pino';
 import { handshakeErrorReason, leafPolicyRefusal, verifyErrorReason } from './handshake-policy.js';
+import { bind } from './private/bind.js';
 import { certificatePeerIdentity } from './private/peer-identity.js';
 import { createRefusalAudit } from './refusal-audit.js';
 import type { TlsMaterial } from './tls-material.js';
@@ -160,17 +161,7 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
     opts.onConnection(socket);
   };
 
-  const [host, port] = splitListen(opts.listen);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  server.on('error', (err) => logger.error({ err }, 'TLS listener error'));
-  const address = server.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
+  const bound = await bind(server, opts.listen, 'server.listen', logger, 'TLS listener');
 
   return {
     port: bound,
@@ -217,12 +208,6 @@ function peerOf(socket: TLSSocket): string | undefined {
   const { remoteAddress: a, remotePort: p } = socket;
   if (a === undefined || p === undefined) return undefined;
   return isIPv6(a) ? `[${a}]:${p}` : `${a}:${p}`;
-}
-
-function splitListen(listen: string): [string, number] {
-  const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(listen);
-  if (!m) throw new Error(`server.listen: expected host:port, got "${listen}"`);
-  return [m[1] as string, Number(m[2])];
 }
 
 /** The peer's chain as Node assembled it, leaf first, up to and including a root. */

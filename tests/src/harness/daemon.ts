@@ -14,6 +14,8 @@ const STOP_WAIT_MS = 20_000;
 
 export interface TestDaemon {
   port: number;
+  /** The metrics listener's port, when `metrics.listen` is configured. */
+  metricsPort: number | undefined;
   pid: number;
   proc: ChildProcess;
   /** An allowed directory to run sessions in (real path). */
@@ -106,9 +108,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
     proc.once('exit', (code, signal) => resolve({ code, signal })),
   );
   let port: number;
+  let metricsPort: number | undefined;
   try {
-    const ready = /BRIDGE_READY port=(\d+)/;
-    port = Number((await output.waitFor('the daemon to print BRIDGE_READY', ready, 30_000))[1]);
+    const ready = /BRIDGE_READY port=(\d+)(?: metrics_port=(\d+))?\n/;
+    const m = await output.waitFor('the daemon to print BRIDGE_READY', ready, 30_000);
+    port = Number(m[1]);
+    metricsPort = m[2] === undefined ? undefined : Number(m[2]);
   } catch (err) {
     proc.kill('SIGKILL');
     await exited;
@@ -117,6 +122,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
   }
   return {
     port,
+    metricsPort,
     pid: proc.pid as number,
     proc,
     repo,

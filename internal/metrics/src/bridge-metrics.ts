@@ -1,0 +1,169 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Sessions of one provider in one status, with their open readers (the core's census). */
+export interface CensusRow {
+  provider: string;
+  status: string;
+  sessions: number;
+  subscribers: number;
+}
+
+/** The part of a stored or delivered event the counters look at. */
+export interface CountedEvent {
+  type: string;
+  data?: Record<string, unknown> | undefined;
+}
+
+/** The part of an audit record the counters look at. */
+export interface CountedRecord {
+  kind: string;
+  outcome: string;
+  reason: string;
+}
+
+export interface BridgeMetricsOptions {
+  /** Read at each scrape: sessions by provider and status. */
+  census(): readonly CensusRow[];
+}
+
+export interface BridgeMetrics {
+  /** The event path: feed it to the core as its event observer. */
+  readonly events: {
+    stored(provider: string, event: CountedEvent, bytes: number): void;
+    delivered(events: readonly CountedEvent[], bytes: number): void;
+  };
+  /** Counts authentication and authorization decisions from the audit trail (tee the audit into it). */
+  audit(record: CountedRecord): void;
+  /** One finished BridgeService call: method, status code name ("OK"), seconds taken. */
+  call(method: string, code: string, seconds: number): void;
+  /** The exposition (text format) and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Audit kinds that are decisions about a caller: calls, TLS handshakes, live connections. */
+const DECISION_KINDS = new Set(['call', 'tls', 'connection']);
+
+/**
+ * Latency buckets for unary calls (seconds): most calls are sub-millisecond
+ * core lookups; StartSession waits for the agent to start, up to its
+ * startup timeout.
+ */
+const RPC_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+
+/**
+ * The daemon's metrics in a registry of their own (never prom-client's
+ * global one), with the process defaults (CPU, memory, handles, event-loop
+ * lag). Labels are bounded: providers come from the config, statuses,
+ * methods, codes and reasons are fixed sets; nothing is labelled by
+ * session, project or caller.
+ */
+export function createBridgeMetrics(opts: BridgeMetricsOptions): BridgeMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  new Gauge({
+    name: 'bridge_sessions',
+    help: 'Sessions held by the daemon, by provider and state (STOPPED and FAILED ones until their retention ends).',
+    labelNames: ['provider', 'state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const row of opts.census()) {
+        this.inc({ provider: row.provider, state: row.status }, row.sessions);
+      }
+    },
+  });
+  new Gauge({
+    name: 'bridge_subscribers',
+    help: 'Open event streams (StreamEvents, StreamEventBatches), by provider.',
+    labelNames: ['provider'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const row of opts.census()) this.inc({ provider: row.provider }, row.subscribers);
+    },
+  });
+  const eventsIn = new Counter({
+    name: 'bridge_events_in_total',
+    help: 'Events stored in session buffers (agent output and lifecycle events), by provider.',
+    labelNames: ['provider'],
+    registers: [registry],
+  });
+  const bytesIn = new Counter({
+    name: 'bridge_event_bytes_in_total',
+    help: 'Size of the events stored (UTF-8 text and JSON data, plus 64 bytes per event), by provider.',
+    labelNames: ['provider'],
+    registers: [registry],
+  });
+  const eventsOut = new Counter({
+    name: 'bridge_events_out_total',
+    help: 'Events handed to subscribers, replay included (an event read by two subscribers counts twice).',
+    registers: [registry],
+  });
+  const bytesOut = new Counter({
+    name: 'bridge_event_bytes_out_total',
+    help: 'Size of the events handed to subscribers, by the same measure as bridge_event_bytes_in_total.',
+    registers: [registry],
+  });
+  const overflows = new Counter({
+    name: 'bridge_buffer_overflows_total',
+    help: 'BUFFER_OVERFLOW events sent: a subscriber fell behind the ring and missed events.',
+    registers: [registry],
+  });
+  const exits = new Counter({
+    name: 'bridge_agent_exits_total',
+    help: 'Agent sessions that ended, by provider and outcome: exited (code 0), stopped (on request, idle, shutdown), crashed (non-zero code), killed (by a signal it was not sent by a stop), failed (never started).',
+    labelNames: ['provider', 'outcome'],
+    registers: [registry],
+  });
+  const decisions = new Counter({
+    name: 'bridge_auth_decisions_total',
+    help: 'Decisions about callers as audited: kind call (per RPC), tls (refused handshakes; sampled under a flood) or connection (closed by a reload); outcome and stable reason as in docs/security.md.',
+    labelNames: ['kind', 'outcome', 'reason'],
+    registers: [registry],
+  });
+  const rpc = new Histogram({
+    name: 'bridge_rpc_duration_seconds',
+    help: 'BridgeService calls by method and status code: unary calls until the answer, streams until they are open (or refused).',
+    labelNames: ['method', 'code'],
+    buckets: RPC_BUCKETS,
+    registers: [registry],
+  });
+
+  return {
+    events: {
+      stored(provider, event, bytes) {
+        eventsIn.inc({ provider });
+        bytesIn.inc({ provider }, bytes);
+        if (event.type === 'SESSION_STOPPED' || event.type === 'SESSION_FAILED') {
+          exits.inc({ provider, outcome: exitOutcome(event) });
+        }
+      },
+      delivered(events, bytes) {
+        eventsOut.inc(events.length);
+        bytesOut.inc(bytes);
+        // An overflow notice always travels alone.
+        if (events.length === 1 && events[0]?.type === 'BUFFER_OVERFLOW') overflows.inc();
+      },
+    },
+    audit(record) {
+      if (!DECISION_KINDS.has(record.kind)) return;
+      decisions.inc({ kind: record.kind, outcome: record.outcome, reason: record.reason });
+    },
+    call(method, code, seconds) {
+      rpc.observe({ method, code }, seconds);
+    },
+    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+  };
+}
+
+/** How a session ended, from its terminal event (see the core's Session.finish). */
+function exitOutcome(event: CountedEvent): string {
+  const data = event.data ?? {};
+  if (event.type === 'SESSION_STOPPED') return data.reason === 'exited' ? 'exited' : 'stopped';
+  if (typeof data.signal === 'string' && data.signal !== '') return 'killed';
+  if (typeof data.exit_code === 'number') return 'crashed';
+  return 'failed';
+}

@@ -1,0 +1,237 @@
+import { X509Certificate } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
+import { type CertAndKey, issueCert } from '@agent-bridge/pki';
+import { SessionStatus } from '@agent-bridge/proto';
+import { describe, expect, it } from 'vitest';
+import { bearer, codeOf, status, turnsDone, useDaemon, waitFor, within } from '../harness/index.js';
+
+interface Scrape {
+  status: number | undefined;
+  contentType: string | undefined;
+  body: string;
+}
+
+/** GET https://127.0.0.1:<port><path> with `client`'s certificate (none when undefined). */
+function scrape(
+  port: number,
+  caPem: string,
+  client?: CertAndKey,
+  path = '/metrics',
+): Promise<Scrape> {
+  return within(
+    `a scrape of ${path}`,
+    new Promise<Scrape>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          ca: caPem,
+          servername: 'localhost',
+          ...(client ? { cert: client.certPem, key: client.keyPem } : {}),
+          agent: false,
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => {
+            body += d;
+          });
+          res.on('end', () =>
+            resolve({ status: res.statusCode, contentType: res.headers['content-type'], body }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    }),
+  );
+}
+
+/** Samples of the exposition: `name{labels} value` lines, each line checked against the format. */
+function parseExposition(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  const sample =
+    /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (\S+)$/;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    if (line.startsWith('# HELP ') || line.startsWith('# TYPE ')) continue;
+    const m = sample.exec(line);
+    if (!m) throw new Error(`not a Prometheus exposition line: ${JSON.stringify(line)}`);
+    const value = Number(m[3] === '+Inf' ? Number.POSITIVE_INFINITY : m[3]);
+    if (Number.isNaN(value) && m[3] !== 'NaN') throw new Error(`bad value in ${line}`);
+    samples.set(`${m[1]}${m[2] ?? ''}`, value);
+  }
+  return samples;
+}
+
+const value = (samples: Map<string, number>, key: string) => samples.get(key) ?? 0;
+
+describe('metrics over mutual TLS', () => {
+  const bridge = useDaemon({ config: { metrics: { listen: '127.0.0.1:0' } } });
+  const metrics = async () => {
+    const port = bridge.daemon.metricsPort;
+    if (port === undefined) throw new Error('the daemon reported no metrics port');
+    const res = await scrape(port, bridge.pki.ca.certPem, bridge.pki.client);
+    expect(res.status).toBe(200);
+    expect(res.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    return parseExposition(res.body);
+  };
+
+  it('counts sessions, events in and out, auth decisions and call latency', async () => {
+    const before = await metrics();
+    const s = await bridge.sessions().start('mock');
+    await waitFor(
+      'the session to run',
+      async () => (await s.get()).status === SessionStatus.SESSION_STATUS_RUNNING,
+    );
+    await s.send('hello');
+    const seen = await s.events(turnsDone(1));
+    const denied = await codeOf(
+      bridge.call((c) => c.getSession, { sessionId: s.sessionId }, bearer('not-a-token')),
+    );
+    expect(denied).toBe(status.UNAUTHENTICATED);
+
+    const after = await metrics();
+    expect(value(after, 'bridge_sessions{provider="mock",state="RUNNING"}')).toBe(1);
+    const inMock = 'bridge_events_in_total{provider="mock"}';
+    expect(value(after, inMock) - value(before, inMock)).toBeGreaterThanOrEqual(seen.length);
+    expect(value(after, 'bridge_event_bytes_in_total{provider="mock"}')).toBeGreaterThan(
+      value(before, 'bridge_event_bytes_in_total{provider="mock"}'),
+    );
+    expect(
+      value(after, 'bridge_events_out_total') - value(before, 'bridge_events_out_total'),
+    ).toBeGreaterThanOrEqual(seen.length);
+    expect(value(after, 'bridge_event_bytes_out_total')).toBeGreaterThan(0);
+    const denials = (m: Map<string, number>) =>
+      [...m.entries()]
+        .filter(([k]) => k.startsWith('bridge_auth_decisions_total{kind="call",outcome="deny"'))
+        .reduce((n, [, v]) => n + v, 0);
+    // Exactly the one bad token; its reason is the token check's stable code.
+    expect(denials(after) - denials(before)).toBe(1);
+    expect(
+      value(after, 'bridge_auth_decisions_total{kind="call",outcome="allow",reason="ok"}'),
+    ).toBeGreaterThan(
+      value(before, 'bridge_auth_decisions_total{kind="call",outcome="allow",reason="ok"}'),
+    );
+    expect(
+      value(after, 'bridge_rpc_duration_seconds_count{method="StartSession",code="OK"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      value(after, 'bridge_rpc_duration_seconds_count{method="GetSession",code="UNAUTHENTICATED"}'),
+    ).toBe(1);
+    expect(value(after, 'bridge_subscribers{provider="mock"}')).toBeGreaterThanOrEqual(0);
+    expect(after.has('nodejs_eventloop_lag_seconds')).toBe(true);
+    expect(after.has('process_cpu_user_seconds_total')).toBe(true);
+
+    await s.stop();
+    await waitFor(
+      'the session to stop',
+      async () => (await s.get()).status === SessionStatus.SESSION_STATUS_STOPPED,
+    );
+    const ended = await metrics();
+    expect(value(ended, 'bridge_agent_exits_total{provider="mock",outcome="stopped"}')).toBe(1);
+    expect(value(ended, 'bridge_sessions{provider="mock",state="STOPPED"}')).toBe(1);
+    expect(ended.has('bridge_sessions{provider="mock",state="RUNNING"}')).toBe(false);
+  });
+
+  it('refuses a client without a certificate: a TLS error, no HTTP response', async () => {
+    const port = bridge.daemon.metricsPort as number;
+    await expect(scrape(port, bridge.pki.ca.certPem)).rejects.toThrow(
+      /certificate|alert|socket hang up|ECONNRESET/i,
+    );
+  });
+
+  it('refuses a certificate from another CA', async () => {
+    const port = bridge.daemon.metricsPort as number;
+    await expect(scrape(port, bridge.pki.ca.certPem, bridge.pki.rogueClient)).rejects.toThrow(
+      /unknown ca|alert|socket hang up|ECONNRESET/i,
+    );
+  });
+
+  it('answers plaintext HTTP with nothing', async () => {
+    const port = bridge.daemon.metricsPort as number;
+    const outcome = await within(
+      'a plaintext request to end',
+      new Promise<string>((resolve) => {
+        const req = httpRequest(
+          { host: '127.0.0.1', port, path: '/metrics', agent: false },
+          (res) => resolve(`HTTP ${res.statusCode}`),
+        );
+        req.on('error', (err) => resolve(`error ${err.message}`));
+        req.end();
+      }),
+    );
+    expect(outcome).toMatch(/^error /);
+  });
+
+  it('serves only /metrics', async () => {
+    const port = bridge.daemon.metricsPort as number;
+    const res = await scrape(port, bridge.pki.ca.certPem, bridge.pki.client, '/');
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('metrics listener and TLS reload', () => {
+  const bridge = useDaemon({ config: { metrics: { listen: '127.0.0.1:0' } } });
+
+  /** The serial of the certificate the metrics listener presents now. */
+  const servedSerial = () =>
+    within(
+      'a TLS handshake with the metrics listener',
+      new Promise<string>((resolve, reject) => {
+        const s = tlsConnect(
+          {
+            host: '127.0.0.1',
+            port: bridge.daemon.metricsPort as number,
+            servername: 'localhost',
+            ca: bridge.pki.ca.certPem,
+            cert: bridge.pki.client.certPem,
+            key: bridge.pki.client.keyPem,
+          },
+          () => {
+            resolve(s.getPeerCertificate().serialNumber);
+            s.destroy();
+          },
+        );
+        s.on('error', reject);
+      }),
+    );
+
+  it('presents the renewed server certificate after SIGHUP', async () => {
+    const before = await servedSerial();
+    const renewed = await issueCert({
+      type: 'server',
+      cn: 'localhost',
+      sans: ['localhost', '127.0.0.1'],
+      ca: bridge.pki.ca,
+    });
+    writeFileSync(bridge.pki.serverKeyPath, renewed.keyPem);
+    writeFileSync(bridge.pki.serverCertPath, renewed.certPem);
+    bridge.daemon.proc.kill('SIGHUP');
+    const expected = new X509Certificate(renewed.certPem).serialNumber;
+    expect(expected).not.toBe(before);
+    await waitFor('the metrics listener to present the renewed certificate', async () => {
+      return (await servedSerial()) === expected;
+    });
+    const res = await scrape(
+      bridge.daemon.metricsPort as number,
+      bridge.pki.ca.certPem,
+      bridge.pki.client,
+    );
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('metrics not configured', () => {
+  const bridge = useDaemon();
+
+  it('opens no metrics listener', async () => {
+    expect(bridge.daemon.metricsPort).toBeUndefined();
+    expect(bridge.daemon.output()).not.toMatch(/metrics listening/);
+  });
+});
