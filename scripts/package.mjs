@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm package [dir]`: builds the workspace and writes a self-contained
+// `pnpm package [dir]`: builds the daemon and bridge-ca and writes a self-contained
 // installation (default dist/deploy/): the @agent-bridge/service package of
 // packaging/ deployed by pnpm with production dependencies only, so the
 // daemon and bridge-ca run with plain node from wherever the directory is
@@ -26,7 +26,8 @@ function node(what, args) {
 }
 
 ensureDeps();
-node('tsc -b', [join(root, 'node_modules/typescript/bin/tsc'), '-b']);
+// packaging/tsconfig.json references exactly the programs the installation holds.
+node('tsc -b packaging', [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'packaging']);
 rmSync(out, { recursive: true, force: true });
 // --legacy: pnpm 10's default deploy needs inject-workspace-packages=true,
 // which would make every workspace dependency a copy in development too
