@@ -31,8 +31,9 @@ describe('packaging/bridge.production.yaml', () => {
   });
 
   it('keeps its files where the unit lets the daemon read and write them', () => {
-    const etc = `/etc/${service('ConfigurationDirectory')}`;
-    expect(service('ExecStart')).toMatch(new RegExp(` --config ${etc}/bridge\\.yaml$`));
+    const configFile = /--config (\S+)$/.exec(service('ExecStart'))?.[1] ?? '';
+    expect(configFile).toBe('/etc/agent-bridge/bridge.yaml');
+    const etc = dirname(configFile);
     const readOnly = [
       config.tls.caBundle,
       config.tls.cert,
