@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';

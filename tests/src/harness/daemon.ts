@@ -42,11 +42,30 @@ export interface DaemonOptions {
   /** Fake agent providers by id → scenario args. */
   fakeProviders?: Record<string, string[]>;
   env?: Record<string, string>;
+  /**
+   * The program and arguments that start the daemon with `configPath`.
+   * Default: `cmd/bridge/src/main.ts --config <configPath>` from source (tsx,
+   * "development" condition).
+   */
+  command?: (configPath: string) => { file: string; args: string[]; cwd?: string };
 }
 
+const fromSource: NonNullable<DaemonOptions['command']> = (configPath) => ({
+  file: process.execPath,
+  args: [
+    '--conditions=development',
+    '--import',
+    'tsx',
+    join(REPO_ROOT, 'cmd/bridge/src/main.ts'),
+    '--config',
+    configPath,
+  ],
+});
+
 /**
- * Starts the real daemon (`cmd/bridge`, from source) as a child process on
- * 127.0.0.1 with an ephemeral port, and waits for its readiness line.
+ * Starts the real daemon (`cmd/bridge`, from source unless `opts.command`
+ * says otherwise) as a child process on 127.0.0.1 with an ephemeral port,
+ * and waits for its readiness line.
  */
 export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'bridge-daemon-')));
@@ -87,22 +106,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
   const configPath = join(dir, 'bridge.yaml');
   writeFileSync(configPath, stringify(config));
 
-  const proc = spawn(
-    process.execPath,
-    [
-      '--conditions=development',
-      '--import',
-      'tsx',
-      join(REPO_ROOT, 'cmd/bridge/src/main.ts'),
-      '--config',
-      configPath,
-    ],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...opts.env, BRIDGE_READY_FD: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const command = (opts.command ?? fromSource)(configPath);
+  const proc = spawn(command.file, command.args, {
+    cwd: command.cwd ?? REPO_ROOT,
+    env: { ...process.env, ...opts.env, BRIDGE_READY_FD: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = captureOutput(proc);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     proc.once('exit', (code, signal) => resolve({ code, signal })),

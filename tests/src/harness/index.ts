@@ -5,5 +5,6 @@ export * from './fixture.js';
 export * from './pki.js';
 export * from './processes.js';
 export * from './sessions.js';
+export * from './systemd-unit.js';
 export * from './tcp-proxy.js';
 export * from './tokens.js';
