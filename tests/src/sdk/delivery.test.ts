@@ -32,9 +32,20 @@ afterEach(async () => {
   await proxy.close();
 });
 
-/** A client that reaches the daemon only through the proxy, retrying quickly. */
+/**
+ * A client that reaches the daemon only through the proxy, retrying quickly
+ * and pinging every second. A cut that resets the connection while the
+ * client is writing to it (an AckEvents, a WINDOW_UPDATE) can leave Node's
+ * TLS socket, and so the HTTP/2 session and every call on it, without a
+ * 'close' event: only the keepalive ping notices, 40 s later with the
+ * default keepalive (see `keepalive.timeoutMs` in docs/sdk.md).
+ */
 const throughProxy = () =>
-  sdkClient(bridge, { target: proxy.target, retry: { initialDelayMs: 10, maxDelayMs: 200 } });
+  sdkClient(bridge, {
+    target: proxy.target,
+    retry: { initialDelayMs: 10, maxDelayMs: 200 },
+    keepalive: { timeMs: 1_000, timeoutMs: 1_000 },
+  });
 
 /** mulberry32: reproducible random numbers, so a failing run can be replayed from its seed. */
 function random(seed: number): () => number {
