@@ -170,6 +170,60 @@ describe('JwtVerifier certificate binding and identities', () => {
   });
 });
 
+describe('JwtVerifier cache of verified tokens', () => {
+  async function cachedVerifier(now: { ms: number }) {
+    const keys = new Map(
+      await loadIssuerKeys([
+        { issuer: 'cp', keyPath: pemPath },
+        { issuer: 'rot', keyPath: jwksPath },
+      ]),
+    );
+    const v = new JwtVerifier({
+      keys,
+      audience: 'bridge',
+      maxTtlMs: 300_000,
+      clockSkewMs: 30_000,
+      requireCertBinding: false,
+      now: () => now.ms,
+    });
+    return { v, keys };
+  }
+
+  it('checks a reused token once: the second call over the same certificate needs no key', async () => {
+    const now = { ms: Date.now() };
+    const { v, keys } = await cachedVerifier(now);
+    const t = await token();
+    const first = await v.verify(t, cert);
+    // Without the issuer's key a full check can only fail: a success is the cache.
+    keys.delete('cp');
+    await expect(v.verify(t, cert)).resolves.toEqual(first);
+    // Another token, or the same one over another certificate, is checked in full.
+    await expect(v.verify(await token(), otherCert)).rejects.toMatchObject({
+      reason: 'issuer_unknown',
+    });
+    await expect(v.verify(t, otherCert)).rejects.toMatchObject({ reason: 'issuer_unknown' });
+  });
+
+  it('lets a cached token expire exactly when the full check would', async () => {
+    const now = { ms: Date.now() };
+    const { v } = await cachedVerifier(now);
+    const t = await token();
+    const { validUntil } = await v.verify(t, cert);
+    now.ms = validUntil - 1;
+    await expect(v.verify(t, cert)).resolves.toBeTruthy();
+    now.ms = validUntil;
+    await expect(v.verify(t, cert)).rejects.toMatchObject({ reason: 'token_expired' });
+  });
+
+  it('keeps no failure: a refused token is refused again, in full', async () => {
+    const now = { ms: Date.now() };
+    const { v } = await cachedVerifier(now);
+    const bad = await token(a.privateKey, 'cp', { typ: 'at+jwt' });
+    await expect(v.verify(bad, cert)).rejects.toMatchObject({ reason: 'typ_not_allowed' });
+    await expect(v.verify(bad, cert)).rejects.toMatchObject({ reason: 'typ_not_allowed' });
+  });
+});
+
 describe('bearerToken', () => {
   it('parses exactly one "Bearer <token>" value', () => {
     expect(bearerToken(['Bearer a.b.c'])).toBe('a.b.c');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { IssuerKeys } from './issuer-keys.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 
 /**
  * Why a call was not authenticated: a stable code for the audit log and
@@ -79,10 +80,17 @@ export interface JwtVerifierOptions {
   maxTtlMs: number;
   /** Tolerance for `exp`, `nbf` and `iat` against the clock. */
   clockSkewMs: number;
+  /**
+   * Tokens remembered once verified, per presenting certificate, until
+   * they expire (see VerifiedTokenCache). 0 checks every call in full.
+   * Default: 10,000.
+   */
+  cacheEntries?: number;
   now?: () => number;
 }
 
 const MAX_TOKEN_BYTES = 8192;
+const DEFAULT_CACHE_ENTRIES = 10_000;
 const PROJECT_ID = /^[A-Za-z0-9._:@/-]{1,128}$/;
 const FORBIDDEN_HEADERS = ['jku', 'x5u', 'jwk', 'x5c'];
 
@@ -96,12 +104,22 @@ const FORBIDDEN_HEADERS = ['jku', 'x5u', 'jwk', 'x5c'];
  */
 export class JwtVerifier {
   private readonly now: () => number;
+  private readonly cache: VerifiedTokenCache<VerifiedCaller>;
 
   constructor(private readonly opts: JwtVerifierOptions) {
     this.now = opts.now ?? Date.now;
+    this.cache = new VerifiedTokenCache(opts.cacheEntries ?? DEFAULT_CACHE_ENTRIES);
   }
 
   async verify(token: string, cert: PresentedCertificate): Promise<VerifiedCaller> {
+    const cached = this.cache.get(token, cert.der, this.now());
+    if (cached) return cached;
+    const verified = await this.verifyFully(token, cert);
+    this.cache.set(token, cert.der, verified, verified.validUntil);
+    return verified;
+  }
+
+  private async verifyFully(token: string, cert: PresentedCertificate): Promise<VerifiedCaller> {
     if (token.length > MAX_TOKEN_BYTES) {
       throw new AuthError('token_too_large', 'bearer token is too large');
     }
