@@ -132,11 +132,27 @@ export function createBridgeMetrics(opts: BridgeMetricsOptions): BridgeMetrics {
     registers: [registry],
   });
 
+  // The event path is the hottest in the daemon: resolve each provider's
+  // label set once, not on every event.
+  const inByProvider = new Map<
+    string,
+    { events: { inc(): void }; bytes: { inc(n: number): void } }
+  >();
+  const countersOf = (provider: string) => {
+    let c = inByProvider.get(provider);
+    if (!c) {
+      c = { events: eventsIn.labels(provider), bytes: bytesIn.labels(provider) };
+      inByProvider.set(provider, c);
+    }
+    return c;
+  };
+
   return {
     events: {
       stored(provider, event, bytes) {
-        eventsIn.inc({ provider });
-        bytesIn.inc({ provider }, bytes);
+        const c = countersOf(provider);
+        c.events.inc();
+        c.bytes.inc(bytes);
         if (event.type === 'SESSION_STOPPED' || event.type === 'SESSION_FAILED') {
           exits.inc({ provider, outcome: exitOutcome(event) });
         }
