@@ -3,7 +3,7 @@ import { type Audit, SessionManager } from '@agent-bridge/bridge';
 import { type BridgeConfig, compileRedactPattern } from '@agent-bridge/config';
 import { type BridgeMetrics, createBridgeMetrics } from '@agent-bridge/metrics';
 import type { Provider } from '@agent-bridge/providers';
-import { type BridgeServer, startBridgeServer } from '@agent-bridge/server';
+import { type BridgeServer, startBridgeServer, wireEventCodec } from '@agent-bridge/server';
 import type { Logger } from 'pino';
 import { VERSION } from './version.js';
 
@@ -70,6 +70,7 @@ export async function startDaemon({
     logger,
     redactPatterns: config.logging.redactPatterns.map(compileRedactPattern),
     audit: audited,
+    codec: wireEventCodec,
     ...(metrics ? { observer: metrics.events } : {}),
   });
   let server: BridgeServer;

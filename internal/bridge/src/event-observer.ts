@@ -7,10 +7,10 @@ import type { BridgeEvent } from './event.js';
  * so an implementation should do no more than add to counters.
  */
 export interface EventObserver {
-  /** `event` entered the ring of a session of `provider`; `bytes` as the ring bounds it. */
+  /** `event` entered the ring of a session of `provider`; `bytes` of its encoding. */
   stored(provider: string, event: BridgeEvent, bytes: number): void;
-  /** A batch left the core for one reader; `bytes` by the same measure. */
-  delivered(events: readonly BridgeEvent[], bytes: number): void;
+  /** A batch of `count` events, `bytes` of encoding, left the core for one reader; `overflow` when it is the reader's overflow notice. */
+  delivered(count: number, bytes: number, overflow: boolean): void;
 }
 
 /** Counts nothing: for embedders and tests without metrics. */

@@ -1,18 +1,17 @@
-import type { BridgeEvent } from './event.js';
-import { eventBytes, isTerminal } from './event.js';
+import type { EventSlice } from './event-slice.js';
 import type { Session } from './session.js';
 
 export interface ReadOptions {
   /** Seq after which to start (resolved resume point). */
   afterSeq: number;
-  /** Most events per yielded batch. */
+  /** Most events per yielded slice. */
   maxBatchEvents: number;
-  /** Most bytes (by eventBytes) per yielded batch; a single larger event still goes alone. */
+  /** Most encoded bytes per yielded slice; a single larger event still goes alone. */
   maxBatchBytes: number;
-  /** Called with the seq of the last event of each yielded batch. */
+  /** Called with the seq of the last event of each yielded slice. */
   onProgress?: (seq: number) => void;
-  /** Called with each batch about to be yielded and its size by eventBytes (metrics). */
-  onBatch?: (events: readonly BridgeEvent[], bytes: number) => void;
+  /** Called with each slice about to be yielded, and whether it is this reader's overflow notice (metrics). */
+  onBatch?: (slice: EventSlice, overflow: boolean) => void;
 }
 
 /**
@@ -21,40 +20,31 @@ export interface ReadOptions {
  * consumer that stops pulling (gRPC backpressure) costs nothing; when its
  * position has been evicted meanwhile it gets one BUFFER_OVERFLOW event
  * with the missing range and continues from the oldest retained event.
+ * Slices carry the bytes the ring encoded once for every reader.
  */
 export async function* readEvents(
   session: Session,
   opts: ReadOptions,
   signal: AbortSignal,
-): AsyncGenerator<BridgeEvent[]> {
+): AsyncGenerator<EventSlice> {
   const ring = session.ring;
   let next = opts.afterSeq + 1;
   while (!signal.aborted) {
     if (next <= ring.lastSeq) {
       const oldest = ring.oldestSeq;
       if (next < oldest) {
-        const overflow = overflowEvent(session, next, oldest - 1);
-        opts.onBatch?.([overflow], eventBytes(overflow));
-        yield [overflow];
+        const overflow = ring.unstored(overflowEvent(session, next, oldest - 1));
+        opts.onBatch?.(overflow, true);
+        yield overflow;
         next = oldest;
         continue;
       }
-      let bytes = 0;
-      const batch = ring.sliceBounded(
-        next,
-        opts.maxBatchEvents,
-        opts.maxBatchBytes,
-        (b) => (bytes = b),
-      );
-      const lastEvent = batch[batch.length - 1]!;
-      next = lastEvent.seq + 1;
-      const end = batch.findIndex(isTerminal);
-      // Nothing follows a terminal event, so the slice's size is the batch's.
-      const out = end === -1 ? batch : batch.slice(0, end + 1);
-      opts.onBatch?.(out, bytes);
-      yield out;
-      opts.onProgress?.(lastEvent.seq);
-      if (end !== -1) return;
+      const slice = ring.read(next, opts.maxBatchEvents, opts.maxBatchBytes)!;
+      next = slice.lastSeq + 1;
+      opts.onBatch?.(slice, false);
+      yield slice;
+      opts.onProgress?.(slice.lastSeq);
+      if (slice.terminal) return;
       continue;
     }
     // Caught up: an ended session gets no more events, so only a live one is worth waiting for.
@@ -64,7 +54,7 @@ export async function* readEvents(
 }
 
 /** The per-reader event telling it that [first, last] were evicted unread. */
-function overflowEvent(session: Session, first: number, last: number): BridgeEvent {
+function overflowEvent(session: Session, first: number, last: number) {
   const n = last - first + 1;
   return session.eventAt(last, {
     type: 'BUFFER_OVERFLOW',

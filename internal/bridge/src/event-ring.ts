@@ -1,26 +1,45 @@
-import { type BridgeEvent, eventBytes } from './event.js';
+import { type BridgeEvent, isTerminal } from './event.js';
+import type { EventCodec, SessionIdentity } from './event-codec.js';
+import { EventSlice } from './event-slice.js';
+import { ByteLog } from './private/byte-log.js';
+
+/** Index entries a ring starts with; it doubles as events arrive, up to maxEvents. */
+const FIRST_INDEX_SLOTS = 32;
+/** Bytes of one index entry: chunk number, offset and length (Uint32 each), flags (Uint8). */
+export const INDEX_BYTES_PER_EVENT = 13;
+const TERMINAL = 1;
 
 /**
  * A session's bounded event store: at most `maxEvents` events and
- * `maxBytes` bytes (see eventBytes); the oldest are evicted first, but the
- * newest event is always kept. Readers address events by seq, so a reader
- * is a position, not a queue: a slow reader costs no memory.
+ * `maxBytes` bytes really held (the encoded events, see EventCodec, in
+ * shared chunks, plus an index entry per event); the oldest are evicted
+ * first, but the newest event is always kept. Memory grows with what
+ * arrives, never preallocated for `maxEvents`. Readers address events by
+ * seq, so a reader is a position, not a queue: a slow reader costs no
+ * memory.
  */
 export class EventRing {
-  private readonly slots: (BridgeEvent | undefined)[];
-  private readonly sizes: Float64Array;
+  private readonly log = new ByteLog();
+  private chunkOf: Uint32Array;
+  private offsetOf: Uint32Array;
+  private lengthOf: Uint32Array;
+  private flagsOf: Uint8Array;
   private head = 0; // index of the oldest event
   private count = 0;
-  private bytes = 0;
   private last = 0;
   private waiters: (() => void)[] = [];
 
   constructor(
     readonly maxEvents: number,
     readonly maxBytes: number,
+    private readonly codec: EventCodec,
+    private readonly session: SessionIdentity,
   ) {
-    this.slots = new Array(maxEvents);
-    this.sizes = new Float64Array(maxEvents);
+    const slots = Math.min(FIRST_INDEX_SLOTS, maxEvents);
+    this.chunkOf = new Uint32Array(slots);
+    this.offsetOf = new Uint32Array(slots);
+    this.lengthOf = new Uint32Array(slots);
+    this.flagsOf = new Uint8Array(slots);
   }
 
   /** Seq of the newest event; 0 when none was ever stored. */
@@ -37,20 +56,35 @@ export class EventRing {
     return this.count;
   }
 
+  /** Bytes held: the chunks of encoded events and the index. */
   get byteSize(): number {
-    return this.bytes;
+    return this.log.bytesHeld + this.capacity * INDEX_BYTES_PER_EVENT;
   }
 
-  /** Stores `event` (whose seq must be lastSeq + 1) and wakes waiting readers; returns its size. */
+  private get capacity(): number {
+    return this.flagsOf.length;
+  }
+
+  /**
+   * Encodes and stores `event` (whose seq must be lastSeq + 1), evicting
+   * the oldest as the bounds require, and wakes waiting readers; returns
+   * the size of its encoding.
+   */
   push(event: BridgeEvent): number {
-    const size = eventBytes(event);
+    const bytes = this.codec.encode(event);
+    const size = bytes.byteLength;
     if (this.count === this.maxEvents) this.evictOldest();
-    while (this.count > 0 && this.bytes + size > this.maxBytes) this.evictOldest();
-    const idx = (this.head + this.count) % this.maxEvents;
-    this.slots[idx] = event;
-    this.sizes[idx] = size;
+    while (this.count > 0 && this.byteSize + this.growthFor(size) > this.maxBytes) {
+      this.evictOldest();
+    }
+    if (this.count === this.capacity) this.grow();
+    const place = this.log.append(bytes);
+    const idx = (this.head + this.count) % this.capacity;
+    this.chunkOf[idx] = place.chunk;
+    this.offsetOf[idx] = place.offset;
+    this.lengthOf[idx] = size;
+    this.flagsOf[idx] = isTerminal(event) ? TERMINAL : 0;
     this.count++;
-    this.bytes += size;
     this.last = event.seq;
     if (this.waiters.length > 0) {
       const w = this.waiters;
@@ -60,51 +94,83 @@ export class EventRing {
     return size;
   }
 
+  /** What storing a record of `size` would add to byteSize. */
+  private growthFor(size: number): number {
+    const index = this.count === this.capacity ? this.grownCapacity() - this.capacity : 0;
+    return this.log.growthFor(size) + index * INDEX_BYTES_PER_EVENT;
+  }
+
+  private grownCapacity(): number {
+    return Math.min(this.maxEvents, this.capacity * 2);
+  }
+
+  /** Doubles the index (up to maxEvents), oldest entry first. */
+  private grow(): void {
+    const cap = this.grownCapacity();
+    const order = (from: Uint32Array | Uint8Array, to: Uint32Array | Uint8Array) => {
+      for (let i = 0; i < this.count; i++) to[i] = from[(this.head + i) % this.capacity]!;
+    };
+    const chunkOf = new Uint32Array(cap);
+    const offsetOf = new Uint32Array(cap);
+    const lengthOf = new Uint32Array(cap);
+    const flagsOf = new Uint8Array(cap);
+    order(this.chunkOf, chunkOf);
+    order(this.offsetOf, offsetOf);
+    order(this.lengthOf, lengthOf);
+    order(this.flagsOf, flagsOf);
+    this.chunkOf = chunkOf;
+    this.offsetOf = offsetOf;
+    this.lengthOf = lengthOf;
+    this.flagsOf = flagsOf;
+    this.head = 0;
+  }
+
   private evictOldest(): void {
-    this.bytes -= this.sizes[this.head]!;
-    this.slots[this.head] = undefined;
-    this.head = (this.head + 1) % this.maxEvents;
+    this.head = (this.head + 1) % this.capacity;
     this.count--;
+    if (this.count === 0) this.log.clear();
+    else this.log.releaseBefore(this.chunkOf[this.head]!);
   }
 
-  /** The event with `seq`, or undefined when evicted or not yet stored. */
+  /** The event with `seq` decoded, or undefined when evicted or not yet stored. */
   get(seq: number): BridgeEvent | undefined {
-    const oldest = this.oldestSeq;
-    if (this.count === 0 || seq < oldest || seq > this.last) return undefined;
-    return this.slots[(this.head + (seq - oldest)) % this.maxEvents];
-  }
-
-  /** Up to `max` consecutive events starting at `fromSeq` (which must be retained). */
-  slice(fromSeq: number, max: number): BridgeEvent[] {
-    return this.sliceBounded(fromSeq, max, Number.POSITIVE_INFINITY);
+    const slice = this.read(seq, 1, Number.POSITIVE_INFINITY);
+    return slice && slice.firstSeq === seq ? slice.events()[0] : undefined;
   }
 
   /**
-   * Consecutive events from `fromSeq` (which must be retained): at most
-   * `maxEvents`, and at most `maxBytes` by eventBytes, but always at least one.
-   * `sized`, when given, receives the total size of what was returned.
+   * Consecutive events from `fromSeq`: at most `maxEvents`, and at most
+   * `maxBytes` of encoding, but always at least one; ends after a terminal
+   * event. Undefined when `fromSeq` is not retained.
    */
-  sliceBounded(
-    fromSeq: number,
-    maxEvents: number,
-    maxBytes: number,
-    sized?: (bytes: number) => void,
-  ): BridgeEvent[] {
+  read(fromSeq: number, maxEvents: number, maxBytes: number): EventSlice | undefined {
     const oldest = this.oldestSeq;
-    const out: BridgeEvent[] = [];
-    if (this.count === 0 || fromSeq < oldest) return out;
+    if (this.count === 0 || fromSeq < oldest || fromSeq > this.last) return undefined;
     const n = Math.min(maxEvents, this.last - fromSeq + 1);
-    let idx = (this.head + (fromSeq - oldest)) % this.maxEvents;
+    const parts: Uint8Array[] = [];
+    let idx = (this.head + (fromSeq - oldest)) % this.capacity;
     let bytes = 0;
-    for (let i = 0; i < n; i++) {
-      const size = this.sizes[idx]!;
+    let terminal = false;
+    for (let i = 0; i < n && !terminal; i++) {
+      const size = this.lengthOf[idx]!;
       if (i > 0 && bytes + size > maxBytes) break;
       bytes += size;
-      out.push(this.slots[idx]!);
-      idx = idx + 1 === this.maxEvents ? 0 : idx + 1;
+      parts.push(this.log.view(this.chunkOf[idx]!, this.offsetOf[idx]!, size));
+      terminal = this.flagsOf[idx] === TERMINAL;
+      idx = idx + 1 === this.capacity ? 0 : idx + 1;
     }
-    sized?.(bytes);
-    return out;
+    return new EventSlice(fromSeq, parts, terminal, this.codec, this.session);
+  }
+
+  /** `event` encoded as a slice of its own, without storing it (a reader's own notice). */
+  unstored(event: BridgeEvent): EventSlice {
+    return new EventSlice(
+      event.seq,
+      [this.codec.encode(event)],
+      isTerminal(event),
+      this.codec,
+      this.session,
+    );
   }
 
   /** Resolves on the next push, or when `signal` aborts. */

@@ -8,8 +8,10 @@ export {
 export { type Clock, systemClock } from './clock.js';
 export { BridgeError, type ErrorKind, exhausted } from './errors.js';
 export type { BridgeEvent } from './event.js';
+export { type EventCodec, jsonEventCodec, type SessionIdentity } from './event-codec.js';
 export { type EventObserver, noEventObserver } from './event-observer.js';
 export { EventRedactor } from './event-redactor.js';
+export type { EventSlice } from './event-slice.js';
 export { createRedactor, REDACTED, type Redactor, SecretRedactor } from './redactor.js';
 export { SessionManager } from './session-manager.js';
 export type { EventStream } from './subscriptions.js';

@@ -3,6 +3,7 @@ import { AllowedPaths } from './allowed-paths.js';
 import { type Audit, noAudit } from './audit.js';
 import { type Clock, systemClock, systemTimers, type Timers } from './clock.js';
 import { BridgeError, denied, invalid, notFound, precondition, unavailable } from './errors.js';
+import { type EventCodec, jsonEventCodec } from './event-codec.js';
 import { type EventObserver, noEventObserver } from './event-observer.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
@@ -41,6 +42,8 @@ export interface SessionManagerDeps {
   audit?: Audit;
   /** Counts events stored and delivered (metrics). */
   observer?: EventObserver;
+  /** How rings hold events: the daemon passes its wire encoding so each event is encoded once. JSON unless given. */
+  codec?: EventCodec;
 }
 
 const MAX_IDEMPOTENCY_KEY_BYTES = 128;
@@ -201,6 +204,7 @@ export class SessionManager {
       this.clock,
       this.deps.audit ?? noAudit,
       this.deps.observer ?? noEventObserver,
+      this.deps.codec ?? jsonEventCodec,
       caller,
     );
     this.sessions.set(req.sessionId, session);

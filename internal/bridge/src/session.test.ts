@@ -11,7 +11,10 @@ function setup() {
 }
 
 const types = (s: ReturnType<typeof setup>['session']) =>
-  s.ring.slice(s.ring.oldestSeq, 100).map((e) => e.type);
+  s.ring
+    .read(s.ring.oldestSeq, 100, Number.POSITIVE_INFINITY)!
+    .events()
+    .map((e) => e.type);
 
 describe('Session', () => {
   it('runs once started, and refuses its agent to callers before and after', async () => {

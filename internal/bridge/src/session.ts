@@ -4,7 +4,8 @@ import type { Clock } from './clock.js';
 import { CursorStore } from './cursors.js';
 import { precondition } from './errors.js';
 import type { BridgeEvent } from './event.js';
-import { type EventObserver, noEventObserver } from './event-observer.js';
+import type { EventCodec } from './event-codec.js';
+import type { EventObserver } from './event-observer.js';
 import { EventRedactor } from './event-redactor.js';
 import { EventRing } from './event-ring.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
@@ -68,11 +69,16 @@ export class Session {
     secrets: SecretRedactor,
     private readonly clock: Clock,
     private readonly audit: Audit,
-    private readonly observer: EventObserver = noEventObserver,
+    private readonly observer: EventObserver,
+    codec: EventCodec,
     /** Who started the session, named in its audit records. */
     private readonly startedBy?: Caller,
   ) {
-    this.ring = new EventRing(settings.eventBufferSize, settings.eventBufferBytes);
+    this.ring = new EventRing(settings.eventBufferSize, settings.eventBufferBytes, codec, {
+      sessionId: request.sessionId,
+      projectId: request.projectId,
+      provider: request.provider,
+    });
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
     this.stopGracePeriodMs = settings.stopGracePeriodMs;
     this.redaction = new EventRedactor(secrets);

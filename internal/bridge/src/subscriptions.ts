@@ -1,8 +1,9 @@
 import type { Clock } from './clock.js';
 import { exhausted, outOfRange } from './errors.js';
-import type { BridgeEvent } from './event.js';
+import type { SessionIdentity } from './event-codec.js';
 import { type EventObserver, noEventObserver } from './event-observer.js';
 import { readEvents } from './event-reader.js';
+import type { EventSlice } from './event-slice.js';
 import type { Session } from './session.js';
 
 export interface StreamRequest {
@@ -19,8 +20,10 @@ export interface BatchLimits {
   maxBytes: number;
 }
 
-/** An open event stream: an async iterable of batches that must be closed. */
-export interface EventStream extends AsyncIterable<BridgeEvent[]> {
+/** An open event stream: an async iterable of slices (encoded events) that must be closed. */
+export interface EventStream extends AsyncIterable<EventSlice> {
+  /** The session read, whose identity the slices' encodings leave out (see EventCodec). */
+  readonly session: SessionIdentity;
   close(): void;
 }
 
@@ -84,11 +87,12 @@ export class Subscriptions {
 
 /** One open stream; it stops counting as a reader once closed or returned. */
 class Subscription implements EventStream {
+  readonly session: SessionIdentity;
   private open = true;
-  private readonly batches: AsyncGenerator<BridgeEvent[]>;
+  private readonly batches: AsyncGenerator<EventSlice>;
 
   constructor(
-    private readonly session: Session,
+    private readonly source: Session,
     private readonly subscriberId: string,
     private readonly clock: Clock,
     afterSeq: number,
@@ -96,16 +100,18 @@ class Subscription implements EventStream {
     signal: AbortSignal,
     observer: EventObserver,
   ) {
-    session.activeStreams++;
-    session.lastActivity = clock.now();
+    const { sessionId, projectId, provider } = source.request;
+    this.session = { sessionId, projectId, provider };
+    source.activeStreams++;
+    source.lastActivity = clock.now();
     this.batches = readEvents(
-      session,
+      source,
       {
         afterSeq,
         maxBatchEvents: batch.maxEvents,
         maxBatchBytes: batch.maxBytes,
         onProgress: () => this.touch(),
-        onBatch: (events, bytes) => observer.delivered(events, bytes),
+        onBatch: (slice, overflow) => observer.delivered(slice.count, slice.bytes, overflow),
       },
       signal,
     );
@@ -114,11 +120,11 @@ class Subscription implements EventStream {
   close(): void {
     if (!this.open) return;
     this.open = false;
-    this.session.activeStreams--;
+    this.source.activeStreams--;
     this.touch();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<BridgeEvent[]> {
+  [Symbol.asyncIterator](): AsyncIterator<EventSlice> {
     return {
       next: () => this.batches.next(),
       return: (value?: unknown) => {
@@ -131,7 +137,7 @@ class Subscription implements EventStream {
   /** Reading is activity: the session is not idle and the subscriber's cursor stays alive. */
   private touch(): void {
     const now = this.clock.now();
-    this.session.lastActivity = now;
-    if (this.subscriberId) this.session.cursors.touch(this.subscriberId, now);
+    this.source.lastActivity = now;
+    if (this.subscriberId) this.source.cursors.touch(this.subscriberId, now);
   }
 }

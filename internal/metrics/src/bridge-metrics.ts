@@ -30,7 +30,7 @@ export interface BridgeMetrics {
   /** The event path: feed it to the core as its event observer. */
   readonly events: {
     stored(provider: string, event: CountedEvent, bytes: number): void;
-    delivered(events: readonly CountedEvent[], bytes: number): void;
+    delivered(count: number, bytes: number, overflow: boolean): void;
   };
   /** Counts authentication and authorization decisions from the audit trail (tee the audit into it). */
   audit(record: CountedRecord): void;
@@ -93,7 +93,7 @@ export function createBridgeMetrics(opts: BridgeMetricsOptions): BridgeMetrics {
   });
   const bytesIn = new Counter({
     name: 'bridge_event_bytes_in_total',
-    help: 'Size of the events stored (UTF-8 text and JSON data, plus 64 bytes per event), by provider.',
+    help: 'Bytes of the events stored, as encoded once for every subscriber (the SessionEvent wire form without the session identity), by provider.',
     labelNames: ['provider'],
     registers: [registry],
   });
@@ -157,11 +157,10 @@ export function createBridgeMetrics(opts: BridgeMetricsOptions): BridgeMetrics {
           exits.inc({ provider, outcome: exitOutcome(event) });
         }
       },
-      delivered(events, bytes) {
-        eventsOut.inc(events.length);
+      delivered(count, bytes, overflow) {
+        eventsOut.inc(count);
         bytesOut.inc(bytes);
-        // An overflow notice always travels alone.
-        if (events.length === 1 && events[0]?.type === 'BUFFER_OVERFLOW') overflows.inc();
+        if (overflow) overflows.inc();
       },
     },
     audit(record) {

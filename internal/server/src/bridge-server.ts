@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { JwtVerifier } from '@agent-bridge/auth';
 import { type Audit, type SessionManager, systemClock } from '@agent-bridge/bridge';
 import type { BridgeConfig } from '@agent-bridge/config';
-import { BridgeServiceService, bridgeServiceName } from '@agent-bridge/proto';
+import { bridgeServiceName } from '@agent-bridge/proto';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { type CallObserver, createBridgeService } from './bridge-service.js';
+import { bytesStreamingService } from './event-wire.js';
 import {
   type MetricsListener,
   type MetricsSource,
@@ -93,7 +94,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
   const instanceId = randomUUID();
   let listener: TlsListener | undefined;
   server.addService(
-    BridgeServiceService,
+    bytesStreamingService,
     createBridgeService({
       manager: opts.manager,
       verifier: opts.verifier,

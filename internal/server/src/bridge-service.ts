@@ -1,8 +1,8 @@
 import type { JwtVerifier } from '@agent-bridge/auth';
 import type {
   Audit,
-  BridgeEvent,
   Caller,
+  EventSlice,
   EventStream,
   SessionManager,
   SessionStatus,
@@ -10,7 +10,6 @@ import type {
 } from '@agent-bridge/bridge';
 import type {
   AckEventsResponse,
-  BridgeServiceServer,
   GetRevocationListsResponse,
   GetSessionResponse,
   HealthResponse,
@@ -18,8 +17,6 @@ import type {
   ListProvidersResponse,
   ListSessionsResponse,
   SendInputResponse,
-  SessionEvent,
-  SessionEventBatch,
   StartSessionResponse,
   StopSessionResponse,
   StreamEventsRequest,
@@ -36,10 +33,15 @@ import {
   providerHealthError,
   seqFromWire,
   toProtoAuthState,
-  toProtoEvent,
   toProtoSession,
   toProtoStatus,
 } from './convert.js';
+import {
+  type BytesStreamingServer,
+  batchMessage,
+  eventMessage,
+  sessionSuffix,
+} from './event-wire.js';
 import { authenticate } from './private/authenticate.js';
 import { callRecorder } from './private/call-audit.js';
 import { type CallLimits, spend } from './private/call-limits.js';
@@ -76,7 +78,7 @@ const SINGLE = { maxEvents: 64, maxBytes: 1024 * 1024 };
  * Maps BridgeService RPCs to the core. Authentication, rate limits, the
  * one audit record of every call and error mapping happen here, once.
  */
-export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
+export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
   const { manager } = ctx;
   const record = callRecorder(ctx.audit, ctx.logger);
   const observe = ctx.observeCall;
@@ -118,11 +120,17 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
     };
   }
 
-  function stream<Msg>(
+  // Streams write bytes encoded once per event (see event-wire.ts); the
+  // service is registered with serializers that pass them through.
+  function stream(
     method: string,
     batch: { maxEvents: number; maxBytes: number },
-    write: (call: ServerWritableStream<StreamEventsRequest, Msg>, events: BridgeEvent[]) => boolean,
-  ): (call: ServerWritableStream<StreamEventsRequest, Msg>) => void {
+    write: (
+      call: ServerWritableStream<StreamEventsRequest, Buffer>,
+      slice: EventSlice,
+      suffix: Buffer,
+    ) => boolean,
+  ): (call: ServerWritableStream<StreamEventsRequest, Buffer>) => void {
     return (call) => {
       const started = process.hrtime.bigint();
       const abort = new AbortController();
@@ -153,9 +161,10 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
           () => abort.abort(new TokenExpiredDuringStream()),
           Math.max(0, auth.validUntil - Date.now()),
         );
-        for await (const b of events) {
+        const suffix = sessionSuffix(events.session);
+        for await (const slice of events) {
           if (abort.signal.aborted) break;
-          if (!write(call, b)) await drained(call, abort.signal);
+          if (!write(call, slice, suffix)) await drained(call, abort.signal);
         }
         if (abort.signal.reason instanceof TokenExpiredDuringStream) throw abort.signal.reason;
         if (!abort.signal.aborted) call.end();
@@ -242,14 +251,14 @@ export function createBridgeService(ctx: ServiceContext): BridgeServiceServer {
       (caller, req): Promise<InterruptTurnResponse> => manager.interrupt(caller, req.sessionId),
     ),
 
-    streamEvents: stream<SessionEvent>('StreamEvents', SINGLE, (call, events) => {
+    streamEvents: stream('StreamEvents', SINGLE, (call, slice, suffix) => {
       let ok = true;
-      for (const e of events) ok = call.write(toProtoEvent(e));
+      for (const part of slice.parts) ok = call.write(eventMessage(part, suffix));
       return ok;
     }),
 
-    streamEventBatches: stream<SessionEventBatch>('StreamEventBatches', BATCH, (call, events) =>
-      call.write({ events: events.map(toProtoEvent) }),
+    streamEventBatches: stream('StreamEventBatches', BATCH, (call, slice, suffix) =>
+      call.write(batchMessage(slice.parts, suffix)),
     ),
 
     ackEvents: unary(

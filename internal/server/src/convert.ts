@@ -29,6 +29,10 @@ const EVENT_TYPES: Record<CoreEventType, EventType> = {
   AGENT_ERROR: EventType.EVENT_TYPE_AGENT_ERROR,
 };
 
+const CORE_EVENT_TYPES = new Map<EventType, CoreEventType>(
+  Object.entries(EVENT_TYPES).map(([k, v]) => [v, k as CoreEventType]),
+);
+
 const STATUSES: Record<SessionStatus, ProtoStatus> = {
   STARTING: ProtoStatus.SESSION_STATUS_STARTING,
   RUNNING: ProtoStatus.SESSION_STATUS_RUNNING,
@@ -62,6 +66,26 @@ export function toProtoEvent(e: BridgeEvent): SessionEvent {
     error: e.error,
     turnId: e.turnId,
     data: e.data,
+  };
+}
+
+/** A decoded SessionEvent back into the core's shape (seq beyond 2^53 clamps, see seqFromWire). */
+export function fromProtoEvent(e: SessionEvent): BridgeEvent {
+  const type = CORE_EVENT_TYPES.get(e.type);
+  if (!type) throw new Error(`event type ${e.type} has no core equivalent`);
+  return {
+    seq: seqFromWire(e.seq),
+    timestamp: e.timestamp?.getTime() ?? 0,
+    sessionId: e.sessionId,
+    projectId: e.projectId,
+    provider: e.provider,
+    type,
+    stream: e.stream as BridgeEvent['stream'],
+    text: e.text,
+    done: e.done,
+    error: e.error,
+    turnId: e.turnId,
+    data: e.data as BridgeEvent['data'],
   };
 }
 

@@ -3,6 +3,9 @@ import { noAudit } from '../audit.js';
 import type { Clock } from '../clock.js';
 import { BridgeError } from '../errors.js';
 import type { BridgeEvent } from '../event.js';
+import { jsonEventCodec } from '../event-codec.js';
+import { noEventObserver } from '../event-observer.js';
+import type { EventSlice } from '../event-slice.js';
 import { SecretRedactor } from '../redactor.js';
 import { Session } from '../session.js';
 import type { CoreSettings, Logger } from '../types.js';
@@ -46,6 +49,8 @@ export function newSession(clock: Clock, overrides: Partial<CoreSettings> = {}):
     new SecretRedactor(),
     clock,
     noAudit,
+    noEventObserver,
+    jsonEventCodec,
   );
 }
 
@@ -63,19 +68,19 @@ export async function within<T>(promise: Promise<T>, what: string, ms = 5000): P
 }
 
 /** The next batch of a stream; fails when the stream ends or stays silent. */
-export async function nextBatch(events: AsyncIterator<BridgeEvent[]>): Promise<BridgeEvent[]> {
+export async function nextBatch(events: AsyncIterator<EventSlice>): Promise<BridgeEvent[]> {
   const r = await within(events.next(), 'the next batch');
   if (r.done) throw new Error('the stream ended');
-  return r.value;
+  return r.value.events();
 }
 
 /** Every event left in a stream, which must end. */
-export async function readToEnd(events: AsyncIterator<BridgeEvent[]>): Promise<BridgeEvent[]> {
+export async function readToEnd(events: AsyncIterator<EventSlice>): Promise<BridgeEvent[]> {
   const out: BridgeEvent[] = [];
   for (;;) {
     const r = await within(events.next(), 'the end of the stream');
     if (r.done) return out;
-    out.push(...r.value);
+    out.push(...r.value.events());
   }
 }
 

@@ -1,0 +1,82 @@
+/** The first chunk of a log; each next one doubles, up to MAX_CHUNK_BYTES. */
+const FIRST_CHUNK_BYTES = 2048;
+const MAX_CHUNK_BYTES = 64 * 1024;
+
+/** Where one record lives: its chunk's number and its offset there. */
+export interface BytePlace {
+  chunk: number;
+  offset: number;
+}
+
+/**
+ * Append-only byte storage released from the front: records are copied
+ * into shared chunks, so a record costs its bytes and no object of its
+ * own, and memory is given back a whole chunk at a time once every record
+ * in it is released. Chunks are never reused, so a view handed out earlier
+ * stays valid for as long as its holder keeps it.
+ */
+export class ByteLog {
+  private chunks: Buffer[] = [];
+  /** Number of chunks[0]; chunk numbers only grow. */
+  private first = 0;
+  /** Write position in the newest chunk. */
+  private used = 0;
+  private held = 0;
+
+  /** Bytes of every chunk still held (including the unwritten end of the newest). */
+  get bytesHeld(): number {
+    return this.held;
+  }
+
+  /** Bytes a record of `size` would add to bytesHeld: 0 when it fits in the newest chunk. */
+  growthFor(size: number): number {
+    const last = this.chunks[this.chunks.length - 1];
+    if (last && this.used + size <= last.length) return 0;
+    return this.nextChunkBytes(size);
+  }
+
+  append(bytes: Uint8Array): BytePlace {
+    let last = this.chunks[this.chunks.length - 1];
+    if (!last || this.used + bytes.length > last.length) {
+      last = Buffer.allocUnsafeSlow(this.nextChunkBytes(bytes.length));
+      this.chunks.push(last);
+      this.held += last.length;
+      this.used = 0;
+    }
+    last.set(bytes, this.used);
+    const place = { chunk: this.first + this.chunks.length - 1, offset: this.used };
+    this.used += bytes.length;
+    return place;
+  }
+
+  /** A view of `length` bytes at `chunk`/`offset` (no copy). */
+  view(chunk: number, offset: number, length: number): Buffer {
+    const c = this.chunks[chunk - this.first];
+    if (!c) throw new Error(`chunk ${chunk} was released`);
+    return c.subarray(offset, offset + length);
+  }
+
+  /** Gives back every chunk numbered below `chunk`: nothing retained lives there any more. */
+  releaseBefore(chunk: number): void {
+    while (this.first < chunk && this.chunks.length > 0) {
+      this.held -= this.chunks.shift()!.length;
+      this.first++;
+    }
+  }
+
+  /** Gives back everything; the next append starts a new chunk. */
+  clear(): void {
+    this.first += this.chunks.length;
+    this.chunks = [];
+    this.held = 0;
+    this.used = 0;
+  }
+
+  private nextChunkBytes(size: number): number {
+    // Small at first, so an idle session holds little; a record larger than
+    // a chunk gets a chunk of its own size.
+    const last = this.chunks[this.chunks.length - 1];
+    const grown = last ? Math.min(MAX_CHUNK_BYTES, last.length * 2) : FIRST_CHUNK_BYTES;
+    return Math.max(grown, size);
+  }
+}

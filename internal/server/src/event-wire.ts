@@ -1,0 +1,112 @@
+import type { BridgeEvent, EventCodec, SessionIdentity } from '@agent-bridge/bridge';
+import {
+  type BridgeServiceServer,
+  BridgeServiceService,
+  SessionEvent,
+  type StreamEventsRequest,
+} from '@agent-bridge/proto';
+import type { handleServerStreamingCall } from '@grpc/grpc-js';
+import { fromProtoEvent, toProtoEvent } from './convert.js';
+
+/**
+ * Events as the rings hold them: a SessionEvent's wire encoding without the
+ * session's identity (the same for every event of a ring, so it is written
+ * once per stream, see sessionSuffix). Each event is encoded once, when it
+ * is stored; every reader sends those bytes.
+ */
+export const wireEventCodec: EventCodec = {
+  encode: (e: BridgeEvent) =>
+    SessionEvent.encode(
+      toProtoEvent({ ...e, sessionId: '', projectId: '', provider: '' }),
+    ).finish(),
+  decode: (bytes, session) => ({ ...fromProtoEvent(SessionEvent.decode(bytes)), ...session }),
+};
+
+/**
+ * The identity fields of a SessionEvent, encoded. Protobuf merges the
+ * fields of concatenated encodings, so an event's part followed by this is
+ * the whole SessionEvent.
+ */
+export function sessionSuffix(session: SessionIdentity): Buffer {
+  return Buffer.from(
+    SessionEvent.encode({
+      ...SessionEvent.fromPartial({}),
+      sessionId: session.sessionId,
+      projectId: session.projectId,
+      provider: session.provider,
+    }).finish(),
+  );
+}
+
+/** One SessionEvent message: a stored part and its session's suffix. */
+export function eventMessage(part: Uint8Array, suffix: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(part.byteLength + suffix.length);
+  out.set(part, 0);
+  suffix.copy(out, part.byteLength);
+  return out;
+}
+
+/** A SessionEventBatch message: every part as field 1 (`events`), each followed by the suffix. */
+export function batchMessage(parts: readonly Uint8Array[], suffix: Buffer): Buffer {
+  let size = 0;
+  for (const p of parts) {
+    const len = p.byteLength + suffix.length;
+    size += 1 + varintSize(len) + len;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const p of parts) {
+    out[at++] = EVENTS_FIELD_TAG;
+    at = writeVarint(out, at, p.byteLength + suffix.length);
+    out.set(p, at);
+    at += p.byteLength;
+    at += suffix.copy(out, at);
+  }
+  return out;
+}
+
+/** Field 1, wire type 2 (length-delimited): SessionEventBatch.events. */
+const EVENTS_FIELD_TAG = (1 << 3) | 2;
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+function writeVarint(out: Buffer, at: number, n: number): number {
+  while (n >= 0x80) {
+    out[at++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[at++] = n;
+  return at;
+}
+
+const passThrough = (bytes: Buffer): Buffer => bytes;
+
+/**
+ * BridgeService whose event streams take messages already encoded (see
+ * eventMessage and batchMessage) and write them as they are; every other
+ * method is the generated one.
+ */
+export const bytesStreamingService = {
+  ...BridgeServiceService,
+  streamEvents: { ...BridgeServiceService.streamEvents, responseSerialize: passThrough },
+  streamEventBatches: {
+    ...BridgeServiceService.streamEventBatches,
+    responseSerialize: passThrough,
+  },
+};
+
+/** The BridgeService implementation for bytesStreamingService: event streams write encoded messages. */
+export type BytesStreamingServer = Omit<
+  BridgeServiceServer,
+  'streamEvents' | 'streamEventBatches'
+> & {
+  streamEvents: handleServerStreamingCall<StreamEventsRequest, Buffer>;
+  streamEventBatches: handleServerStreamingCall<StreamEventsRequest, Buffer>;
+};
