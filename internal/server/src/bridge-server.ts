@@ -14,6 +14,7 @@ import {
   startMetricsListener,
 } from './metrics-listener.js';
 import { createCallLimits } from './private/call-limits.js';
+import { ConnectionIdentities } from './private/connection-identities.js';
 import { addReflection } from './reflection.js';
 import { revocationListsResponse } from './revocation-lists.js';
 import { watchTlsFiles } from './tls-file-watch.js';
@@ -92,6 +93,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
     'grpc-node.max_session_memory': MAX_SESSION_MEMORY_MB,
   });
   const instanceId = randomUUID();
+  const connections = new ConnectionIdentities();
   let listener: TlsListener | undefined;
   server.addService(
     bytesStreamingService,
@@ -105,6 +107,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       instanceId,
       startedAt: new Date(),
       revocationLists: () => revocationListsResponse(listener?.material().revocationLists ?? []),
+      connections,
       ...(opts.observeCall ? { observeCall: opts.observeCall } : {}),
     }),
   );
@@ -127,7 +130,10 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
     handshakeTimeoutMs: config.server.handshakeTimeoutMs,
     audit: opts.audit,
     logger,
-    onConnection: (socket) => injector.injectConnection(socket),
+    onConnection: (socket) => {
+      connections.add(socket);
+      injector.injectConnection(socket);
+    },
   });
   const tls = listener;
   logger.info(

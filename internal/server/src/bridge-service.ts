@@ -45,7 +45,8 @@ import {
 import { authenticate } from './private/authenticate.js';
 import { callRecorder } from './private/call-audit.js';
 import { type CallLimits, spend } from './private/call-limits.js';
-import { peerIdentity } from './private/peer-identity.js';
+import type { ConnectionIdentities } from './private/connection-identities.js';
+import { type PeerCall, peerIdentity } from './private/peer-identity.js';
 import { TokenExpiredDuringStream } from './private/token-expired.js';
 import { toServiceError } from './status-map.js';
 
@@ -60,6 +61,8 @@ export interface ServiceContext {
   startedAt: Date;
   /** The CRLs the TLS listener enforces now (GetRevocationLists). */
   revocationLists(): GetRevocationListsResponse;
+  /** Identities of the live connections, worked out when each was accepted. */
+  connections?: ConnectionIdentities;
   observeCall?: CallObserver;
 }
 
@@ -82,6 +85,7 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
   const { manager } = ctx;
   const record = callRecorder(ctx.audit, ctx.logger);
   const observe = ctx.observeCall;
+  const peerOf = (call: PeerCall) => ctx.connections?.get(call.getPeer()) ?? peerIdentity(call);
   const timed = (method: string, started: bigint, code: status) =>
     observe?.(
       method,
@@ -96,7 +100,7 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
   ): (call: ServerUnaryCall<Req, Res>, cb: sendUnaryData<Res>) => void {
     return (call, cb) => {
       const started = process.hrtime.bigint();
-      const peer = peerIdentity(call);
+      const peer = peerOf(call);
       let caller: Caller | undefined;
       authenticate(ctx.verifier, ctx.limits, call.metadata, peer)
         .then((auth) => {
@@ -136,7 +140,7 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
       const abort = new AbortController();
       call.on('cancelled', () => abort.abort());
       call.on('close', () => abort.abort());
-      const peer = peerIdentity(call);
+      const peer = peerOf(call);
       let caller: Caller | undefined;
       let events: EventStream | undefined;
       let expiry: NodeJS.Timeout | undefined;
