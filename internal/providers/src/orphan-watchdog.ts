@@ -6,9 +6,7 @@ import type { RecordedGroup } from './recorded-group.js';
 import type { SupervisionLog } from './supervision-log.js';
 
 /** bin/ sits beside src/ and dist/ alike, so this resolves from source and installed. */
-export const ORPHAN_WATCHDOG_PATH = fileURLToPath(
-  new URL('../bin/orphan-watchdog.mjs', import.meta.url),
-);
+const WATCHDOG_SCRIPT = fileURLToPath(new URL('../bin/orphan-watchdog.mjs', import.meta.url));
 
 /** A watchdog that dies is replaced after this pause, so a broken one cannot spin. */
 const RESTART_DELAY_MS = 1000;
@@ -30,17 +28,11 @@ export class OrphanWatchdog implements GroupObserver {
   private constructor(
     private readonly groups: LiveProcessGroups,
     private readonly log: SupervisionLog,
-    private readonly script: string,
   ) {}
 
   /** Starts the watchdog and subscribes it to `groups`. */
-  static start(opts: {
-    groups: LiveProcessGroups;
-    log: SupervisionLog;
-    /** The watchdog program; tests may substitute one. */
-    script?: string;
-  }): OrphanWatchdog {
-    const w = new OrphanWatchdog(opts.groups, opts.log, opts.script ?? ORPHAN_WATCHDOG_PATH);
+  static start(opts: { groups: LiveProcessGroups; log: SupervisionLog }): OrphanWatchdog {
+    const w = new OrphanWatchdog(opts.groups, opts.log);
     w.launch();
     opts.groups.observe(w);
     return w;
@@ -71,7 +63,7 @@ export class OrphanWatchdog implements GroupObserver {
 
   private launch(): void {
     // No inherited environment: nothing of the daemon's secrets or NODE_OPTIONS.
-    const child = spawn(process.execPath, [this.script], {
+    const child = spawn(process.execPath, [WATCHDOG_SCRIPT], {
       detached: true,
       env: {},
       stdio: ['pipe', 'ignore', 'inherit'],

@@ -17,7 +17,7 @@ export interface RecordedGroup {
  * a pid still in use as a group id). The leader gone but members left: the
  * group lives on, and its id cannot have been reused while it did.
  */
-export function isSameGroup(group: RecordedGroup): boolean {
+function isSameGroup(group: RecordedGroup): boolean {
   const leader = readProcStat(group.pgid);
   if (leader) return leader.startTime === group.startTime;
   return groupMembers(group.pgid).length > 0;

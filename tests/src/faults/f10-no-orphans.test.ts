@@ -116,6 +116,36 @@ describe('F10: no orphaned agents after a daemon crash', () => {
     }
   });
 
+  it('a watchdog that dies while the daemon lives is replaced, told the live groups, and still ends them', async () => {
+    const bridge = await startBridge(stubborn);
+    try {
+      const first = watchdogOf(bridge.daemon.pid);
+      expect(first, 'the orphan watchdog under the daemon').toBeDefined();
+      const agents = await startStubborn(bridge, 2);
+      process.kill(first!, 'SIGKILL');
+      await waitFor('a new watchdog under the daemon', () => {
+        const now = watchdogOf(bridge.daemon.pid);
+        return now !== undefined && now !== first;
+      });
+      const second = watchdogOf(bridge.daemon.pid)!;
+      cleanups.push(() => killQuietly(second));
+      expect(bridge.daemon.output()).toMatch(
+        /the orphan watchdog killed by SIGKILL: starting a new one/,
+      );
+
+      bridge.daemon.proc.kill('SIGKILL');
+      await within('the daemon to die of SIGKILL', bridge.daemon.exited, 10_000);
+      await allGone(
+        'the replacement watchdog to end the groups it was told of',
+        [...agents.flatMap((a) => [a.agent, a.grandchild]), second],
+        agents.map((a) => a.agent),
+        AGENT_DEATH_MS,
+      );
+    } finally {
+      await bridge.close();
+    }
+  });
+
   it('daemon and watchdog both SIGKILLed: the next daemon on the state directory ends the survivors and says so; a reused pid survives', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'bridge-f10-state-'));
     cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
@@ -190,5 +220,5 @@ describe('F10: no orphaned agents after a daemon crash', () => {
     } finally {
       await second.close();
     }
-  });
+  }, 60_000);
 });
