@@ -80,9 +80,11 @@ function sleeper(): ChildProcess {
   return p;
 }
 
-function startTimeOf(pid: number): string {
+/** Fields of /proc/<pid>/stat, counted after the command name. */
+function statFields(pid: number) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { pgrp: Number(rest[2]), session: Number(rest[3]), startTime: rest[19]! };
 }
 
 const stubborn = {
@@ -103,6 +105,12 @@ describe('F10: no orphaned agents after a daemon crash', () => {
       const pids = agents.flatMap((a) => [a.agent, a.grandchild]);
       for (const pid of pids) expect(isAlive(pid), `pid ${pid} before the crash`).toBe(true);
 
+      // Out of reach of what a terminal sends the daemon's group, and deaf to it anyway:
+      // had these ended it, nothing would replace it before the daemon's SIGKILL.
+      expect(statFields(watchdog!).pgrp).toBe(watchdog);
+      expect(statFields(watchdog!).session).not.toBe(statFields(bridge.daemon.pid).session);
+      for (const sig of ['SIGHUP', 'SIGINT', 'SIGTERM'] as const) process.kill(watchdog!, sig);
+
       bridge.daemon.proc.kill('SIGKILL');
       await within('the daemon to die of SIGKILL', bridge.daemon.exited, 10_000);
       await allGone(
@@ -111,6 +119,13 @@ describe('F10: no orphaned agents after a daemon crash', () => {
         agents.map((a) => a.agent),
         AGENT_DEATH_MS,
       );
+      const line = /the daemon is gone: ended (\d+) process group\(s\) of its agents: ([\d, ]+)"/;
+      // Written after its last kill, to the stderr it shares with the daemon.
+      await waitFor("the watchdog's log line", () => line.test(bridge.daemon.output()));
+      const said = line.exec(bridge.daemon.output());
+      expect(said?.[1]).toBe('10');
+      expect(said?.[2]?.split(', ').map(Number).sort()).toEqual(agents.map((a) => a.agent).sort());
+      expect(bridge.daemon.output()).not.toMatch(/orphan watchdog .*starting a new one/);
     } finally {
       await bridge.close();
     }
@@ -182,7 +197,10 @@ describe('F10: no orphaned agents after a daemon crash', () => {
       decoyRecord,
       [
         JSON.stringify({ daemon: gone.pid, start: '1', boot: bootId }),
-        JSON.stringify({ pgid: decoy.pid, start: String(Number(startTimeOf(decoy.pid!)) + 1) }),
+        JSON.stringify({
+          pgid: decoy.pid,
+          start: String(Number(statFields(decoy.pid!).startTime) + 1),
+        }),
         '{"pgid": "not a number"',
         '',
       ].join('\n'),
