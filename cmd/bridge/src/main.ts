@@ -11,10 +11,12 @@ import {
 } from '@agent-bridge/config';
 import {
   createProviders,
+  LiveProcessGroups,
   type Provider,
   ProviderConfigError,
   type ProviderHost,
   SupervisedProcess,
+  trackingSpawner,
 } from '@agent-bridge/providers';
 import { loadTlsMaterial } from '@agent-bridge/server';
 import { type AuditLog, createAuditLog } from './audit-log.js';
@@ -28,6 +30,7 @@ import {
   writeDevProfile,
 } from './dev-setup.js';
 import { createLogger } from './logger.js';
+import { defaultStateDir, type OrphanGuard, startOrphanGuard } from './orphan-guard.js';
 import { VERSION } from './version.js';
 
 const HELP = `bridge ${VERSION}: supervises AI coding agents and serves them over gRPC (TLS 1.3 mTLS + JWT)
@@ -89,11 +92,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = positionals[0] ?? 'run';
+  // Every agent process group, from spawn to exit: what the orphan guard watches.
+  const groups = new LiveProcessGroups();
   // The only place providers learn about the process they run in.
   const host: ProviderHost = {
     parentEnv: process.env,
     tempRoot: tmpdir(),
-    spawn: (opts) => SupervisedProcess.spawn(opts),
+    spawn: trackingSpawner((opts) => SupervisedProcess.spawn(opts), groups),
   };
   switch (command) {
     case 'run':
@@ -105,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       const file = resolve(invokedFrom, values.config);
-      return command === 'run' ? run(file, host) : checkConfig(file, host);
+      return command === 'run' ? run(file, host, groups) : checkConfig(file, host);
     }
     case 'dev': {
       const root = resolve(new URL('../../..', import.meta.url).pathname);
@@ -119,7 +124,7 @@ async function main(argv: string[]): Promise<number> {
       });
       if (setup.created)
         process.stderr.write(`bridge dev: created a development PKI in ${setup.files.dir}\n`);
-      return run(setup.files.config, host, { files: setup.files, listen });
+      return run(setup.files.config, host, groups, { files: setup.files, listen });
     }
     default:
       process.stderr.write(`bridge: unknown command "${command}" (see bridge --help)\n`);
@@ -165,7 +170,12 @@ interface DevRun {
   listen: string;
 }
 
-async function run(file: string, host: ProviderHost, dev?: DevRun): Promise<number> {
+async function run(
+  file: string,
+  host: ProviderHost,
+  groups: LiveProcessGroups,
+  dev?: DevRun,
+): Promise<number> {
   let loaded: ReturnType<typeof load>;
   try {
     loaded = load(file, host);
@@ -191,11 +201,26 @@ async function run(file: string, host: ProviderHost, dev?: DevRun): Promise<numb
     logger.fatal({ err }, `cannot open the audit log: ${(err as Error).message}`);
     return 1;
   }
+  const stateDir =
+    config.sessions.stateDir ||
+    (dev ? join(dev.files.dir, 'state') : defaultStateDir(process.env, tmpdir()));
+  let orphans: OrphanGuard;
+  try {
+    orphans = startOrphanGuard({ stateDir, groups, logger });
+  } catch (err) {
+    logger.fatal(
+      { err, stateDir },
+      `cannot use ${stateDir} (sessions.state_dir): ${(err as Error).message}`,
+    );
+    auditLog.close();
+    return 1;
+  }
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     daemon = await startDaemon({ config, providers, logger, audit: auditLog.audit });
   } catch (err) {
     logger.fatal({ err }, `cannot start: ${(err as Error).message}`);
+    orphans.close();
     auditLog.close();
     return err instanceof ConfigError ? 2 : 1;
   }
@@ -231,6 +256,7 @@ async function run(file: string, host: ProviderHost, dev?: DevRun): Promise<numb
           },
         )
         .then((code) => {
+          orphans.close();
           auditLog.close();
           done(code);
         });

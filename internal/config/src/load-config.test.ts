@@ -79,6 +79,7 @@ describe('parseConfig', () => {
       retentionMs: 600_000,
       maxSubscribers: 64,
       subscriberTtlMs: 3_600_000,
+      stateDir: '',
     });
     expect(c.input.maxSizeBytes).toBe(65_536);
     expect(c.logging).toEqual({ level: 'info', format: 'json', redactPatterns: [], auditPath: '' });
@@ -108,6 +109,7 @@ sessions:
   retention: 1m
   max_subscribers: 4
   subscriber_ttl: 2m
+  state_dir: run/bridge
 input:
   max_size_bytes: 1024
 providers:
@@ -155,6 +157,7 @@ logging:
     });
     expect(c.logging.auditPath).toBe('/x/audit/bridge-audit.jsonl');
     expect(c.sessions.stopGracePeriodMs).toBe(1500);
+    expect(c.sessions.stateDir).toBe('/x/run/bridge');
     expect(c.sessions.eventBufferBytes).toBe(1024 * 1024);
     expect(c.input.maxSizeBytes).toBe(1024);
     expect(c.providers.codex).toEqual({
@@ -217,7 +220,7 @@ logging:
 
   it('rejects unknown keys with their path and line, listing the keys the section reads', () => {
     expect(problems(`${MINIMAL}\nsessions:\n  max_per_projet: 3\n`)).toEqual([
-      '12: sessions.max_per_projet: unknown key (known keys: max_per_project, max_global, idle_timeout, stop_grace_period, event_buffer_size, event_buffer_bytes, retention, max_subscribers, subscriber_ttl)',
+      '12: sessions.max_per_projet: unknown key (known keys: max_per_project, max_global, idle_timeout, stop_grace_period, event_buffer_size, event_buffer_bytes, retention, max_subscribers, subscriber_ttl, state_dir)',
     ]);
     expect(problems(`${MINIMAL}\nservr: {}\n`)).toEqual([
       '11: servr: unknown key (known keys: server, tls, metrics, auth, rate_limits, sessions, input, providers, allowed_paths, logging)',

@@ -123,6 +123,7 @@ const SESSIONS: Table<BridgeConfig['sessions']> = {
   retentionMs: ['retention', duration('10m')],
   maxSubscribers: ['max_subscribers', int(64, 1, 100_000)],
   subscriberTtlMs: ['subscriber_ttl', duration('1h', 1000)],
+  stateDir: ['state_dir', optionalFile()],
 };
 
 const INPUT: Table<BridgeConfig['input']> = {

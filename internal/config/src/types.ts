@@ -57,6 +57,13 @@ export interface BridgeConfig {
     retentionMs: number;
     maxSubscribers: number;
     subscriberTtlMs: number;
+    /**
+     * Where the daemon records its agents' process groups, so that a daemon
+     * started after a crash can end what was left running. Empty: the
+     * daemon's default ($XDG_RUNTIME_DIR/agent-bridge, else a directory of
+     * this user under the temp directory).
+     */
+    stateDir: string;
   };
   input: { maxSizeBytes: number };
   providers: Record<string, ProviderConfig>;

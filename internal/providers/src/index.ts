@@ -4,7 +4,13 @@ export { ClaudeProvider } from './claude/claude-provider.js';
 export { CodexProvider } from './codex/codex-provider.js';
 export type { AgentEvent, EventData, EventStream, EventType } from './events.js';
 export { LineSplitter } from './line-splitter.js';
+export { LiveProcessGroups, trackingSpawner } from './live-process-groups.js';
 export { MOCK_AGENT_PATH, MockProvider } from './mock-provider.js';
+export { sweepOrphanedGroups } from './orphan-sweep.js';
+export { OrphanWatchdog } from './orphan-watchdog.js';
+export { ensurePrivateDirectory } from './private-directory.js';
+export { readBootId, readStartTime } from './proc-stat.js';
+export { ProcessGroupRecord, type RecordOwner, recordFile } from './process-group-record.js';
 export type {
   AgentHandle,
   AuthState,
@@ -14,6 +20,7 @@ export type {
   ProviderStatus,
   SessionSpec,
 } from './provider.js';
+export type { RecordedGroup } from './recorded-group.js';
 export {
   createProviders,
   KNOWN_AGENT_IDS,
@@ -31,3 +38,4 @@ export {
   StartupError,
   SupervisedProcess,
 } from './supervised-process.js';
+export type { SupervisionLog } from './supervision-log.js';

@@ -99,6 +99,7 @@ export class StdioProvider implements Provider {
       args: this.opts.args,
       cwd: spec.cwd,
       env: this.env(),
+      sessionId: spec.sessionId,
       onStdoutLine: line('STDOUT', 'stdout'),
       onStderrLine: line('STDERR', 'stderr'),
       onSpawn: (pid) => spec.spawned(pid),

@@ -190,6 +190,7 @@ export abstract class StructuredProvider implements Provider {
         args: [...prefix, ...this.protocolArgs(spec, options), ...this.opts.args],
         cwd: spec.cwd,
         env,
+        sessionId: spec.sessionId,
         stdoutMaxLineBytes: MAX_PROTOCOL_LINE_BYTES,
         onStdoutLine: protocolLineReader({
           onMessage: (msg) => driver.onMessage(msg),

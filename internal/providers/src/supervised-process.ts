@@ -20,6 +20,8 @@ export interface SpawnOptions {
    */
   cwd: string;
   env: Record<string, string>;
+  /** The session the process serves: named in the records of live process groups. */
+  sessionId?: string;
   onStdoutLine(text: string, continued: boolean): void;
   onStderrLine(text: string, continued: boolean): void;
   /** Called with the pid as soon as the process exists, before any output is read. */

@@ -43,6 +43,9 @@ describe('packaging/bridge.production.yaml', () => {
     ];
     for (const file of readOnly) expect(within(file, etc), file).toBe(true);
     expect(dirname(config.logging.auditPath)).toBe(`/var/log/${service('LogsDirectory')}`);
+    // The process group record outlives a crash (and the restart after it), not a reboot.
+    expect(config.sessions.stateDir).toBe(`/run/${service('RuntimeDirectory')}`);
+    expect(service('RuntimeDirectoryPreserve')).toBe('restart');
     const writable = service('ReadWritePaths').split(/\s+/);
     for (const dir of config.allowedPaths) {
       expect(

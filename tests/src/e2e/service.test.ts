@@ -13,6 +13,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../examples/run-example.js';
 import {
+  agentProcesses,
   descendants,
   groupMembers,
   isAlive,
@@ -21,6 +22,7 @@ import {
   startBridge,
   unitValue,
   waitFor,
+  watchdogOf,
   within,
 } from '../harness/index.js';
 
@@ -171,8 +173,14 @@ describe('the installation (pnpm package)', () => {
         provider: 'mock',
         agentOpts: {},
       });
-      await waitFor('the mock agent under the daemon', () => descendants(daemon.pid).length > 0);
+      await waitFor('the mock agent under the daemon', () => agentProcesses(daemon.pid).length > 0);
       const children = descendants(daemon.pid);
+      // The orphan watchdog runs from the installation, shipped with its package.
+      const watchdog = watchdogOf(daemon.pid);
+      expect(watchdog, 'the orphan watchdog').toBeDefined();
+      const script = readFileSync(`/proc/${watchdog}/cmdline`, 'utf8').split('\0')[1] ?? '';
+      expect(script.startsWith(`${installed}/`), script).toBe(true);
+      expect(script).toMatch(/\/@agent-bridge\/providers\/bin\/orphan-watchdog\.mjs$/);
       // Each agent leads its own process group.
       const groups = children.filter((pid) => groupMembers(pid).includes(pid));
       expect(groups.length).toBeGreaterThan(0);

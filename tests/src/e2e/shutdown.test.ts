@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventType } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
 import {
+  agentProcesses,
   codeOf,
   descendants,
   isAlive,
@@ -32,8 +33,11 @@ describe('daemon shutdown', () => {
       });
       ids.push(sessionId);
     }
-    // Three agents plus the stubborn one's grandchild.
-    await waitFor('four processes under the daemon', () => descendants(daemon.pid).length >= 4);
+    // Three agents plus the stubborn one's grandchild (and the orphan watchdog, which must go too).
+    await waitFor(
+      'four agent processes under the daemon',
+      () => agentProcesses(daemon.pid).length >= 4,
+    );
     const children = descendants(daemon.pid);
     const streams = ids.map((sessionId) => watchEvents(bridge.stream({ sessionId, afterSeq: 0n })));
     // Each reader is attached once it has its first event.

@@ -89,7 +89,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
         client_identities: opts.clientIdentities?.[issuer] ?? [],
       })),
     },
-    sessions: { stop_grace_period: '2s' },
+    // The process group record (orphan guard) of this daemon alone.
+    sessions: { stop_grace_period: '2s', state_dir: join(dir, 'state') },
     // Far above what any test does unless it sets its own: a test about
     // something else must never meet a rate limit by accident.
     rate_limits: {

@@ -48,6 +48,23 @@ export function descendants(pid: number): number[] {
   return out;
 }
 
+/** The daemon's orphan watchdog (bin/orphan-watchdog.mjs): the child of `daemonPid` running it. */
+export function watchdogOf(daemonPid: number): number | undefined {
+  return descendants(daemonPid).find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('orphan-watchdog.mjs');
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The daemon's agents and their processes: its descendants but the orphan watchdog. */
+export function agentProcesses(daemonPid: number): number[] {
+  const watchdog = watchdogOf(daemonPid);
+  return descendants(daemonPid).filter((pid) => pid !== watchdog);
+}
+
 export function isAlive(pid: number): boolean {
   const p = readProc(pid);
   return p !== undefined && p.state !== 'Z';
