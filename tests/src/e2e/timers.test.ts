@@ -1,4 +1,4 @@
-import { EventType, SessionStatus } from '@agent-bridge/proto';
+import { SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
 import { codeOf, collect, status, useDaemon, waitFor, watchEvents } from '../harness/index.js';
 
