@@ -1,8 +1,8 @@
 import { type AgentHandle, SpawnError, StartupError } from '@agent-bridge/providers';
 import type { Timers } from './clock.js';
-import { precondition } from './errors.js';
 import type { PinnedDirectory } from './pinned-directory.js';
 import type { Session } from './session.js';
+import { spawnFailure } from './spawn-failure.js';
 import type { Logger } from './types.js';
 
 export interface LaunchDeps {
@@ -21,8 +21,8 @@ export interface LaunchDeps {
  * Spawns a session's agent through its provider and waits for start-up,
  * then records the agent's exit when it comes. A start-up that fails or
  * outlasts the timeout fails the session, which stays readable with its
- * terminal event; an agent that cannot be spawned at all rejects with
- * failed_precondition, and the caller forgets the session.
+ * terminal event; an agent that cannot be spawned at all rejects (see
+ * spawnFailure), and the caller forgets the session.
  */
 export async function launchAgent(session: Session, deps: LaunchDeps): Promise<void> {
   const { timers, logger, startupTimeoutMs, workspace } = deps;
@@ -88,7 +88,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       logger.warn({ sessionId: session.id }, err.message);
       return;
     }
-    if (err instanceof SpawnError) throw precondition(err.message, 'spawn_failed');
+    if (err instanceof SpawnError) throw spawnFailure(err);
     throw err;
   } finally {
     settled.abort();

@@ -1,5 +1,6 @@
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { execa } from 'execa';
+import type { Readable, Writable } from 'node:stream';
 import { LineSplitter } from './line-splitter.js';
 import { signalGroup } from './process-group.js';
 
@@ -81,7 +82,7 @@ export class SupervisedProcess {
   private hasExited = false;
 
   private constructor(
-    private readonly child: ReturnType<typeof execa>,
+    private readonly child: ChildProcessByStdio<Writable, Readable, Readable>,
     opts: SpawnOptions,
   ) {
     this.pid = child.pid as number;
@@ -114,48 +115,38 @@ export class SupervisedProcess {
       child.stderr?.destroy();
       out.flush();
       err.flush();
-      // Let execa settle its own promise so nothing is left unhandled.
-      await child.catch(() => undefined);
       return { exitCode: code, signal };
     })();
   }
 
   /** Spawns `file` with `args` (argv only, never a shell) in its own process group. */
   static async spawn(opts: SpawnOptions): Promise<SupervisedProcess> {
-    const child = execa(opts.file, opts.args, {
-      cwd: opts.cwd,
-      env: opts.env,
-      extendEnv: false,
-      shell: false,
-      detached: true,
-      buffer: false,
-      reject: false,
-      cleanup: false,
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      stripFinalNewline: false,
-    });
-    // Most spawn failures arrive as an 'error' event, but those Node throws
-    // synchronously (E2BIG: argv or environment too large) are caught by
-    // execa, whose stand-in child emits neither 'spawn' nor 'error': only its
-    // result says so. Waiting for 'spawn' alone would wait forever.
-    const early = await Promise.race([
-      once(child, 'spawn').then(
-        () => undefined,
-        (e: unknown) => e as NodeJS.ErrnoException,
-      ),
-      child.then(
-        (r): NodeJS.ErrnoException =>
-          (r.cause as NodeJS.ErrnoException | undefined) ?? new Error(r.message),
-      ),
-    ]);
-    if (early) {
-      await child.catch(() => undefined);
+    // Node's own spawn, not execa's: when the daemon is out of descriptors
+    // (EMFILE/ENFILE) Node returns a child without pipes and emits the error
+    // on the next tick; execa then throws out of its wrapper and leaves that
+    // child without an 'error' listener, which takes the whole daemon down.
+    let child: ChildProcessByStdio<Writable, Readable, Readable>;
+    try {
+      child = spawn(opts.file, [...opts.args], {
+        cwd: opts.cwd,
+        env: opts.env,
+        shell: false,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+    } catch (e) {
+      // Thrown at once: E2BIG (argv or environment too large) and the like.
+      const early = e as NodeJS.ErrnoException;
       throw new SpawnError(spawnMessage(opts.file, early), early.code);
     }
+    // Errors after a successful spawn (a failed kill) show in 'exit'; none may go unheard.
+    child.on('error', () => undefined);
+    const early = await once(child, 'spawn').then(
+      () => undefined,
+      (e: unknown) => e as NodeJS.ErrnoException,
+    );
+    if (early) throw new SpawnError(spawnMessage(opts.file, early), early.code);
     if (!Number.isInteger(child.pid) || (child.pid as number) <= 1) {
-      await child.catch(() => undefined);
       throw new SpawnError(`could not start ${opts.file}: no process id`, undefined);
     }
     opts.onSpawn?.(child.pid as number);
@@ -252,7 +243,7 @@ function spawnMessage(file: string, err: NodeJS.ErrnoException): string {
       return `binary "${file}" is not executable`;
     case 'EMFILE':
     case 'ENFILE':
-      return 'too many open files: cannot start another process';
+      return `too many open files (${err.code}): cannot start another process`;
     case 'E2BIG':
       return `could not start "${file}": its arguments and environment are too large (E2BIG)`;
     default:

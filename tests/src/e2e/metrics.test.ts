@@ -1,73 +1,21 @@
 import { X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { request } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
-import { type CertAndKey, issueCert } from '@agent-bridge/pki';
+import { issueCert } from '@agent-bridge/pki';
 import { SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { bearer, codeOf, status, turnsDone, useDaemon, waitFor, within } from '../harness/index.js';
-
-interface Scrape {
-  status: number | undefined;
-  contentType: string | undefined;
-  body: string;
-}
-
-/** GET https://127.0.0.1:<port><path> with `client`'s certificate (none when undefined). */
-function scrape(
-  port: number,
-  caPem: string,
-  client?: CertAndKey,
-  path = '/metrics',
-): Promise<Scrape> {
-  return within(
-    `a scrape of ${path}`,
-    new Promise<Scrape>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          path,
-          ca: caPem,
-          servername: 'localhost',
-          ...(client ? { cert: client.certPem, key: client.keyPem } : {}),
-          agent: false,
-        },
-        (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => {
-            body += d;
-          });
-          res.on('end', () =>
-            resolve({ status: res.statusCode, contentType: res.headers['content-type'], body }),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    }),
-  );
-}
-
-/** Samples of the exposition: `name{labels} value` lines, each line checked against the format. */
-function parseExposition(text: string): Map<string, number> {
-  const samples = new Map<string, number>();
-  const sample =
-    /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (\S+)$/;
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    if (line.startsWith('# HELP ') || line.startsWith('# TYPE ')) continue;
-    const m = sample.exec(line);
-    if (!m) throw new Error(`not a Prometheus exposition line: ${JSON.stringify(line)}`);
-    const value = Number(m[3] === '+Inf' ? Number.POSITIVE_INFINITY : m[3]);
-    if (Number.isNaN(value) && m[3] !== 'NaN') throw new Error(`bad value in ${line}`);
-    samples.set(`${m[1]}${m[2] ?? ''}`, value);
-  }
-  return samples;
-}
+import {
+  bearer,
+  codeOf,
+  parseExposition,
+  scrape,
+  status,
+  turnsDone,
+  useDaemon,
+  waitFor,
+  within,
+} from '../harness/index.js';
 
 const value = (samples: Map<string, number>, key: string) => samples.get(key) ?? 0;
 

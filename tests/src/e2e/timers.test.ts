@@ -1,4 +1,4 @@
-import { EventType, SessionStatus } from '@agent-bridge/proto';
+import { SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
 import { codeOf, collect, status, useDaemon, waitFor, watchEvents } from '../harness/index.js';
 
@@ -26,16 +26,7 @@ const freed = (sessionId: string) =>
   );
 
 describe('session timers', () => {
-  it('idle_timeout stops a session with no input, output or subscriber, saying why', async () => {
-    const sessionId = await start();
-    const last = await stoppedBy(sessionId);
-    expect(last).toMatchObject({
-      type: EventType.EVENT_TYPE_SESSION_STOPPED,
-      data: { reason: 'idle_timeout' },
-    });
-    expect(last?.text).toContain('idle timeout');
-  });
-
+  // Reaping an idle session itself: tests/src/faults/f13-idle-reaping.test.ts.
   it('an open subscriber keeps a session from going idle', async () => {
     const watched = await start();
     const reader = watchEvents(bridge.stream({ sessionId: watched }));

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-interface ProcInfo {
+/** One line of the process table, from /proc/<pid>/stat. */
+export interface ProcInfo {
   pid: number;
   ppid: number;
   pgid: number;
@@ -18,7 +19,8 @@ function readProc(pid: number): ProcInfo | undefined {
   }
 }
 
-function allProcs(): ProcInfo[] {
+/** Every process on the machine, zombies included. */
+export function allProcs(): ProcInfo[] {
   return readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .map((d) => readProc(Number(d)))

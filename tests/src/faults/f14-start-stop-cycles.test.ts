@@ -1,0 +1,132 @@
+/**
+ * F14: 1,000 start/stop cycles, 10 at a time, leave the daemon as they
+ * found it: descriptors, active handles and memory back to what they were
+ * after a warm-up, no zombie, no process group left.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  fdCount,
+  leftoverGroups,
+  rssKiB,
+  scrapeMetrics,
+  showGroups,
+  useDaemon,
+  waitFor,
+  zombiesUnder,
+} from '../harness/index.js';
+
+const PARALLEL = 10;
+const WARM_UP = 100;
+const CYCLES = 1000;
+const SAMPLE_EVERY = 100;
+
+const bridge = useDaemon({
+  config: {
+    metrics: { listen: '127.0.0.1:0' },
+    // Stopped sessions are freed soon, so what a cycle holds is given back
+    // while the test runs.
+    sessions: { max_per_project: PARALLEL, max_global: PARALLEL, retention: '200ms' },
+    providers: {
+      // A light agent (a shell, then cat, which exits when its stdin closes).
+      cat: { binary: '/bin/sh', args: ['-c', 'echo ready; exec cat'], ready_pattern: '^ready$' },
+    },
+  },
+});
+
+interface Sample {
+  cycles: number;
+  fds: number;
+  handles: number;
+  heapUsed: number;
+  rss: number;
+}
+
+describe('F14 start/stop cycles', () => {
+  let measured: { baseline: Sample; warm: Sample[]; end: Sample } | undefined;
+  it('F14 1,000 cycles, 10 in parallel: fds and active handles back to the warm baseline; no zombie, no group left', {
+    timeout: 120_000,
+  }, async () => {
+    const { daemon } = bridge;
+    const sessions = bridge.sessions();
+    const groups = new Set<number>();
+    let done = 0;
+    const cycle = async () => {
+      const s = await sessions.start('cat');
+      groups.add((await s.get()).pid);
+      await s.stop(false);
+      done++;
+    };
+    /** Runs `n` more cycles, `PARALLEL` at a time. */
+    const run = async (n: number) => {
+      const until = done + n;
+      let claimed = done;
+      await Promise.all(
+        Array.from({ length: PARALLEL }, async () => {
+          while (claimed < until) {
+            claimed++;
+            await cycle();
+          }
+        }),
+      );
+    };
+    const sample = async (): Promise<Sample> => {
+      const m = await scrapeMetrics(daemon.metricsPort!, bridge.pki.ca.certPem, bridge.pki.client);
+      return {
+        cycles: done,
+        fds: fdCount(daemon.pid),
+        handles: m.get('nodejs_active_handles_total') ?? Number.NaN,
+        heapUsed: m.get('nodejs_heap_size_used_bytes') ?? Number.NaN,
+        rss: rssKiB(daemon.pid),
+      };
+    };
+    /** A sample once every stopped session has been freed and no agent runs. */
+    const quiet = async () => {
+      await waitFor('the stopped sessions to be freed', async () => {
+        const h = await bridge.call((c) => c.health, {});
+        return h.activeSessions === 0 && h.retainedSessions === 0;
+      });
+      return sample();
+    };
+    const show = (samples: Sample[]) => samples.map((s) => JSON.stringify(s)).join('\n');
+
+    const warm: Sample[] = [];
+    for (let i = 0; i < WARM_UP; i += SAMPLE_EVERY / 4) {
+      await run(SAMPLE_EVERY / 4);
+      warm.push(await sample());
+    }
+    const baseline = await quiet();
+    const samples: Sample[] = [];
+    while (done < CYCLES) {
+      await run(SAMPLE_EVERY);
+      samples.push(await sample());
+    }
+    const end = await quiet();
+    measured = { baseline, warm, end };
+    const context = `baseline ${JSON.stringify(baseline)}\nwarm-up:\n${show(warm)}\ncycles:\n${show(samples)}\nend ${JSON.stringify(end)}`;
+    expect(done).toBe(CYCLES);
+    expect(end.fds, context).toBeLessThanOrEqual(Math.ceil(baseline.fds * 1.05));
+    expect(end.handles, context).toBeLessThanOrEqual(Math.ceil(baseline.handles * 1.05));
+    expect(zombiesUnder(daemon.pid)).toEqual([]);
+    expect(groups.size).toBe(CYCLES);
+    expect(leftoverGroups(groups).size, showGroups(leftoverGroups(groups))).toBe(0);
+  });
+  // KNOWN LEAK, so this test is marked `fails`: the daemon's used heap grows
+  // by about 120 KiB per start/stop cycle (40 MB → 147 MB over 1,000
+  // cycles) although every session has been freed (Health: 0 active, 0
+  // retained), and a daemon run with --max-old-space-size=80 dies of "heap
+  // out of memory" after a few hundred cycles: memory is retained, not
+  // garbage waiting for a collection. The RSS check below catches it. Once
+  // the leak is fixed this test fails as `fails`: turn it back into `it`.
+  it.fails('F14 after those cycles, RSS is back within 5% of the warm baseline', () => {
+    if (!measured) throw new Error('the cycles test did not run to its end');
+    const { baseline, warm, end } = measured;
+    const context = `baseline ${JSON.stringify(baseline)}, end ${JSON.stringify(end)}`;
+    // RSS moves with when the collector runs and what the allocator keeps
+    // for reuse, so one quiet sample is no baseline: compare with the highest
+    // RSS seen during the warm-up (cycles running, garbage not yet
+    // collected), plus 5% (about 9 MB): a leak of 10 KiB or more per cycle
+    // over the 900 cycles after it goes beyond that.
+    const rssBaseline = Math.max(baseline.rss, ...warm.map((s) => s.rss));
+    expect(end.rss, context).toBeLessThanOrEqual(rssBaseline * 1.05);
+  });
+});
