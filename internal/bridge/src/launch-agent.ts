@@ -26,6 +26,9 @@ export interface LaunchDeps {
  */
 export async function launchAgent(session: Session, deps: LaunchDeps): Promise<void> {
   const { timers, logger, startupTimeoutMs, workspace } = deps;
+  // Aborted when start-up times out or the session is stopped meanwhile.
+  // Not AbortSignal.any: Node keeps a composite signal with listeners for as
+  // long as none of its sources aborts, and with it the whole session.
   const abandon = new AbortController();
   const settled = new AbortController();
   timers.after(
@@ -33,7 +36,10 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     () => abandon.abort(new StartupTimeout(startupTimeoutMs)),
     settled.signal,
   );
-  const signal = AbortSignal.any([abandon.signal, session.startupAbandoned]);
+  const stopped = () => abandon.abort(session.startupAbandoned.reason);
+  if (session.startupAbandoned.aborted) stopped();
+  else session.startupAbandoned.addEventListener('abort', stopped, { once: true });
+  const signal = abandon.signal;
   let starting: Promise<AgentHandle> | undefined;
   try {
     starting = session.provider.start({
@@ -92,6 +98,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     throw err;
   } finally {
     settled.abort();
+    session.startupAbandoned.removeEventListener('abort', stopped);
     if (starting === undefined) await workspace.close();
   }
 }

@@ -58,7 +58,9 @@ export function parseExposition(text: string): Map<string, number> {
     const m = sample.exec(line);
     if (!m) throw new Error(`not a Prometheus exposition line: ${JSON.stringify(line)}`);
     const value = Number(m[3] === '+Inf' ? Number.POSITIVE_INFINITY : m[3]);
-    if (Number.isNaN(value) && m[3] !== 'NaN') throw new Error(`bad value in ${line}`);
+    // prom-client writes NaN as "Nan"; Prometheus reads either spelling.
+    if (Number.isNaN(value) && m[3]?.toLowerCase() !== 'nan')
+      throw new Error(`bad value in ${line}`);
     samples.set(`${m[1]}${m[2] ?? ''}`, value);
   }
   return samples;
