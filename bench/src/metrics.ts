@@ -6,7 +6,7 @@ import { within } from '@agent-bridge/tests/harness';
  * One scrape of the daemon's Prometheus metrics over mutual TLS; the value
  * of each unlabelled sample by name.
  */
-export async function scrapeMetrics(port: number, pki: TestPki): Promise<Map<string, number>> {
+async function scrapeMetrics(port: number, pki: TestPki): Promise<Map<string, number>> {
   const body = await within(
     'a scrape of the daemon metrics',
     new Promise<string>((resolve, reject) => {

@@ -20,7 +20,7 @@ function line(r: Row): string {
       `target ${r.target.on === 'ratio' ? 'ratio ' : ''}<= ${r.target.max} ${met ? 'met' : 'MISSED'}`,
     );
   }
-  if (beatsCeiling(r)) cells.push('BEATS ITS CEILING: the reference is wrong');
+  if (beatsCeiling(r)) cells.push('BEATS ITS CEILING: noise, or a wrong reference');
   if (r.note) cells.push(`(${r.note})`);
   return cells.join('  ').trimEnd();
 }
