@@ -1,14 +1,6 @@
 import { EventRedactor, SecretRedactor } from '@agent-bridge/bridge';
 import { LineSplitter } from '@agent-bridge/providers';
-
-/** One reported number; `ratio` is to `ref`, measured in the same run. */
-export interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  ref?: string;
-  ratio?: number;
-}
+import { against, type Row } from './row.js';
 
 const CHUNK = 64 * 1024;
 const MIB = 1024 * 1024;
@@ -77,19 +69,23 @@ export function redactionRows(n: number, width: number): Row[] {
   const rows: Row[] = [];
 
   const split = best(5, () => splitRate(data, (t) => (sink += t.length)));
-  rows.push({
-    name: `reference: regex-free split, ${width} B lines`,
+  const splitRef = {
+    name: `regex-free split, ${width} B lines`,
     value: split,
     unit: 'lines/s',
-  });
+    ceiling: true,
+  };
   const redacted = best(5, () => splitRate(data, (t) => (sink += secrets.redact(t).length)));
-  rows.push({
-    name: 'split + redact (rules and configured patterns)',
-    value: redacted,
-    unit: 'lines/s',
-    ref: 'regex-free split',
-    ratio: redacted / split,
-  });
+  rows.push(
+    against({
+      id: 'B9',
+      name: 'split + redact (rules and configured patterns)',
+      value: redacted,
+      unit: 'lines/s',
+      better: 'higher',
+      ref: splitRef,
+    }),
+  );
   const streamed = best(5, () => {
     const events = new EventRedactor(secrets);
     return splitRate(data, (text, continued) => {
@@ -101,13 +97,16 @@ export function redactionRows(n: number, width: number): Row[] {
       }).text.length;
     });
   });
-  rows.push({
-    name: 'split + per-stream redaction (as Session.append)',
-    value: streamed,
-    unit: 'lines/s',
-    ref: 'regex-free split',
-    ratio: streamed / split,
-  });
+  rows.push(
+    against({
+      id: 'B9',
+      name: 'split + per-stream redaction (as Session.append)',
+      value: streamed,
+      unit: 'lines/s',
+      better: 'higher',
+      ref: splitRef,
+    }),
+  );
 
   for (const unit of ['a', 'eyJ', '-----BEGIN ', '"token": "', 'ghp_', 'https://a:', '\x1b[31m']) {
     const line = unit.repeat(Math.ceil(MIB / unit.length)).slice(0, MIB);
@@ -118,13 +117,16 @@ export function redactionRows(n: number, width: number): Row[] {
     const ms = fastestMs(5, () => {
       sink += secrets.redact(line).length;
     });
-    rows.push({
-      name: `1 MiB line of ${JSON.stringify(unit)}: redact (ms)`,
-      value: ms,
-      unit: 'ms',
-      ref: `splitting it (${splitMs.toFixed(2)} ms)`,
-      ratio: ms / splitMs,
-    });
+    rows.push(
+      against({
+        id: 'B9',
+        name: `1 MiB line of ${JSON.stringify(unit)}: redact`,
+        value: ms,
+        unit: 'ms',
+        better: 'lower',
+        ref: { name: 'splitting that line', value: splitMs, unit: 'ms', ceiling: false },
+      }),
+    );
   }
   if (sink < 0) throw new Error('unreachable: keeps the work observable');
   return rows;

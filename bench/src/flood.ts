@@ -1,12 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { startBridge, waitFor } from '@agent-bridge/tests/harness';
-
-/** Resident set size of `pid` in KiB. */
-function rssKiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
-  return Number(m[1]);
-}
+import { against, type Row } from './row.js';
+import { rssKiB } from './rss.js';
+import type { Sizes } from './sizes.js';
 
 /**
  * How much the daemon's resident memory grows while an agent floods `lines`
@@ -14,11 +9,7 @@ function rssKiB(pid: number): number {
  * (`stalled`) or with no reader at all. A fresh daemon with the default
  * ring each time, so one measurement does not inherit the other's heap.
  */
-export async function floodRssGrowthKiB(
-  lines: number,
-  width: number,
-  stalled: boolean,
-): Promise<number> {
+async function floodRssGrowthKiB(lines: number, width: number, stalled: boolean): Promise<number> {
   const bridge = await startBridge({
     project: 'bench',
     config: { logging: { level: 'warn' } },
@@ -44,4 +35,23 @@ export async function floodRssGrowthKiB(
   } finally {
     await bridge.close();
   }
+}
+
+/**
+ * A reader that never reads must not make the daemon hold the flood for it:
+ * the daemon's RSS growth during an N-line flood with such a reader, against
+ * the same flood with no reader at all.
+ */
+export async function floodRows(s: Sizes): Promise<Row[]> {
+  const none = await floodRssGrowthKiB(s.events, s.width, false);
+  const stalled = await floodRssGrowthKiB(s.events, s.width, true);
+  return [
+    against({
+      name: `daemon RSS growth, ${s.events}-line flood, stalled reader`,
+      value: stalled,
+      unit: 'KiB',
+      better: 'lower',
+      ref: { name: 'same flood, no reader', value: none, unit: 'KiB', ceiling: false },
+    }),
+  ];
 }

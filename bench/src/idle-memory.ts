@@ -1,0 +1,53 @@
+import { AGENTS, startBenchBridge } from './bench-bridge.js';
+import { inFlight } from './in-flight.js';
+import { heapUsedBytes } from './metrics.js';
+import type { Row } from './row.js';
+import { rssKiB } from './rss.js';
+import type { Sizes } from './sizes.js';
+
+/**
+ * B6, idle sessions: the daemon's RSS and used-heap growth per session over
+ * `idleSessions` sessions of `cat` waiting on its stdin, with a small and a
+ * large ring (a ring must cost what it holds, not what it could hold).
+ */
+export async function idleMemoryRows(s: Sizes): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const ring of [10_000, 200_000]) {
+    const bridge = await startBenchBridge({
+      config: {
+        metrics: { listen: '127.0.0.1:0' },
+        sessions: {
+          event_buffer_size: ring,
+          max_global: s.idleSessions + 2,
+          max_per_project: s.idleSessions + 2,
+        },
+      },
+    });
+    try {
+      const { pid, metricsPort } = bridge.daemon;
+      await bridge.start(AGENTS.idle); // loads what sessions need; not counted
+      const rss0 = rssKiB(pid);
+      const heap0 = await heapUsedBytes(metricsPort, bridge.pki);
+      await inFlight(s.idleSessions, 8, () => bridge.start(AGENTS.idle));
+      const rss = (rssKiB(pid) - rss0) / s.idleSessions;
+      const heap = (await heapUsedBytes(metricsPort, bridge.pki)) - heap0;
+      for (const [what, kib] of [
+        ['RSS', rss],
+        ['used heap', heap / 1024 / s.idleSessions],
+      ] as const) {
+        rows.push({
+          id: 'B6',
+          name: `idle session (ring ${ring}): daemon ${what} per session`,
+          value: kib,
+          unit: 'KiB',
+          better: 'lower',
+          target: { max: 64, on: 'value' },
+          note: `over ${s.idleSessions} sessions`,
+        });
+      }
+    } finally {
+      await bridge.close();
+    }
+  }
+  return rows;
+}

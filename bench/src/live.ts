@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SessionEvent } from '@agent-bridge/proto';
+import { connect } from '@agent-bridge/tests/harness';
+import { AGENTS, linesFile, startBenchBridge } from './bench-bridge.js';
+import { catPipeLinesPerSecond } from './pipe-reference.js';
+import { startReference } from './reference-process.js';
+import { against, median, type Row } from './row.js';
+import type { Sizes } from './sizes.js';
+import { stdoutCount } from './stream-reader.js';
+import { timedRead } from './timed-read.js';
+
+/**
+ * B1: one session, an agent that is `cat` of a file of N lines, one reader
+ * attached before the agent is let go; events/s to the reader's last STDOUT
+ * event. References in the same run: the bare grpc-js server process sending
+ * N events of the same shape (encoded per message or per batch, or encoded
+ * beforehand), and `cat` of the same file piped into this process.
+ */
+export async function liveRows(s: Sizes): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'bridge-bench-live-'));
+  const n = s.events;
+  const capacity = n + 64; // every event stays retained: the reader never overflows
+  const file = linesFile(dir, n, s.width);
+  const bridge = await startBenchBridge({
+    file,
+    config: {
+      sessions: {
+        event_buffer_size: capacity,
+        event_buffer_bytes: `${Math.ceil((capacity * (s.width + 512)) / 2 ** 20)}MiB`,
+        max_global: 4 * s.reps + 4,
+        max_per_project: 4 * s.reps + 4,
+      },
+    },
+  });
+  const reference = await startReference(bridge.pki);
+  const refClient = connect({
+    port: reference.port,
+    caPem: bridge.pki.ca.certPem,
+    client: bridge.pki.client,
+  });
+  try {
+    let template: SessionEvent | undefined;
+    const capture = (done: (e: SessionEvent) => boolean) => (e: SessionEvent) => {
+      template ??= e.text.length === s.width ? e : undefined;
+      return done(e);
+    };
+    const daemon = async (batched: boolean) => {
+      const sessionId = await bridge.start(AGENTS.gatedCat);
+      const secs = await timedRead({
+        what: `daemon live ${batched ? 'batches' : 'events'}`,
+        client: bridge.client,
+        md: bridge.md,
+        request: { sessionId, afterSeq: 0n, subscriberId: '' },
+        batched,
+        done: capture(stdoutCount(n)),
+        trigger: () =>
+          bridge.call((c) => c.sendInput, { sessionId, text: 'go', idempotencyKey: '' }),
+      });
+      await bridge.finished(sessionId, 60_000);
+      return n / secs;
+    };
+    const bare = async (form: 'encode' | 'pre-encoded', batched: boolean) =>
+      n /
+      (await timedRead({
+        what: `reference ${form} ${batched ? 'batches' : 'events'}`,
+        client: refClient,
+        md: bridge.md,
+        request: { sessionId: form, afterSeq: 0n, subscriberId: '' },
+        batched,
+        done: stdoutCount(n),
+      }));
+
+    const runs: Record<string, number[]> = {};
+    const add = (k: string, v: number) => {
+      runs[k] = [...(runs[k] ?? []), v];
+    };
+    for (let rep = 0; rep < s.reps; rep++) {
+      add('single', await daemon(false));
+      add('batched', await daemon(true));
+      if (rep === 0) {
+        if (!template) throw new Error('no STDOUT event of the file width came from the daemon');
+        await reference.command({
+          cmd: 'prepare',
+          template: Buffer.from(SessionEvent.encode(template).finish()).toString('base64'),
+          count: n,
+          batch: 512,
+        });
+      }
+      add('bare-single', await bare('encode', false));
+      add('bare-single-pre', await bare('pre-encoded', false));
+      add('bare-batched', await bare('encode', true));
+      add('bare-batched-pre', await bare('pre-encoded', true));
+      add('pipe', await catPipeLinesPerSecond(file, n));
+    }
+    const m = (k: string) => median(runs[k]!);
+    const row = (name: string, value: number, refName: string, ref: number) =>
+      against({
+        id: 'B1',
+        name,
+        value,
+        unit: 'events/s',
+        better: 'higher',
+        ref: { name: refName, value: ref, unit: 'events/s', ceiling: true },
+      });
+    return [
+      row('live StreamEvents', m('single'), 'bare, encode per msg', m('bare-single')),
+      row('live StreamEvents', m('single'), 'bare, pre-encoded msgs', m('bare-single-pre')),
+      row(
+        'live StreamEventBatches',
+        m('batched'),
+        'bare, pre-encoded batches',
+        m('bare-batched-pre'),
+      ),
+      row('live StreamEventBatches', m('batched'), 'bare, encode per batch', m('bare-batched')),
+      row('live StreamEventBatches', m('batched'), 'cat pipe (lines/s)', m('pipe')),
+    ];
+  } finally {
+    refClient.close();
+    await reference.stop();
+    await bridge.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

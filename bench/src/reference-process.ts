@@ -1,0 +1,87 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { REPO_ROOT, type TestPki, within } from '@agent-bridge/tests/harness';
+
+/** The bare grpc-js reference server (reference-server.ts) running as a child. */
+export interface ReferenceProcess {
+  port: number;
+  pid: number;
+  /** Sends one command and waits for its answer. */
+  command(c: Record<string, unknown> & { cmd: string }): Promise<void>;
+  /** Closes its stdin (its signal to stop) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts the reference server from source, the way the harness starts the daemon. */
+export async function startReference(pki: TestPki): Promise<ReferenceProcess> {
+  const proc: ChildProcess = spawn(
+    process.execPath,
+    [
+      '--conditions=development',
+      '--import',
+      'tsx',
+      join(REPO_ROOT, 'bench/src/reference-server.ts'),
+      pki.caPath,
+      pki.serverCertPath,
+      pki.serverKeyPath,
+    ],
+    { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const exited = once(proc, 'exit');
+  const lines: string[] = [];
+  const waiting: (() => void)[] = [];
+  createInterface({ input: proc.stdout! }).on('line', (l) => {
+    lines.push(l);
+    for (const w of waiting.splice(0)) w();
+  });
+  const nextLine = (what: string) =>
+    within(
+      what,
+      Promise.race([
+        new Promise<string>((resolve) => {
+          const take = () => {
+            const l = lines.shift();
+            if (l === undefined) waiting.push(take);
+            else resolve(l);
+          };
+          take();
+        }),
+        exited.then(() => {
+          throw new Error(`the reference server exited before ${what}`);
+        }),
+      ]),
+      60_000,
+    );
+  let port: number;
+  try {
+    const ready = /^REFERENCE_READY port=(\d+)$/.exec(await nextLine('its readiness line'));
+    if (!ready) throw new Error('the reference server printed something else than its port');
+    port = Number(ready[1]);
+  } catch (err) {
+    proc.kill('SIGKILL');
+    await exited;
+    throw err;
+  }
+  return {
+    port,
+    pid: proc.pid as number,
+    command: async (c) => {
+      proc.stdin!.write(`${JSON.stringify(c)}\n`);
+      const answer = JSON.parse(await nextLine(`the answer to ${c.cmd}`)) as { ok?: string };
+      if (answer.ok !== c.cmd) throw new Error(`reference server: ${JSON.stringify(answer)}`);
+    },
+    stop: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.stdin!.end();
+      try {
+        await within('the reference server to exit', exited, 10_000);
+      } catch (err) {
+        proc.kill('SIGKILL');
+        await exited;
+        throw err;
+      }
+    },
+  };
+}
