@@ -1,6 +1,6 @@
 import { AGENTS, startBenchBridge } from './bench-bridge.js';
 import { inFlight } from './in-flight.js';
-import { heapUsedBytes } from './metrics.js';
+import { jsMemoryBytes } from './metrics.js';
 import type { Row } from './row.js';
 import { rssKiB } from './rss.js';
 import type { Sizes } from './sizes.js';
@@ -27,13 +27,14 @@ export async function idleMemoryRows(s: Sizes): Promise<Row[]> {
       const { pid, metricsPort } = bridge.daemon;
       await bridge.start(AGENTS.idle); // loads what sessions need; not counted
       const rss0 = rssKiB(pid);
-      const heap0 = await heapUsedBytes(metricsPort, bridge.pki);
+      const js0 = await jsMemoryBytes(metricsPort, bridge.pki);
       await inFlight(s.idleSessions, 8, () => bridge.start(AGENTS.idle));
       const rss = (rssKiB(pid) - rss0) / s.idleSessions;
-      const heap = (await heapUsedBytes(metricsPort, bridge.pki)) - heap0;
+      const js = await jsMemoryBytes(metricsPort, bridge.pki);
+      const held = js.heap + js.external - (js0.heap + js0.external);
       for (const [what, kib] of [
         ['RSS', rss],
-        ['used heap', heap / 1024 / s.idleSessions],
+        ['heap + external', held / 1024 / s.idleSessions],
       ] as const) {
         rows.push({
           id: 'B6',
