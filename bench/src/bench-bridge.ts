@@ -53,7 +53,8 @@ export async function startBenchBridge(o: {
   const bridge = await startBridge({
     project: 'bench',
     config: {
-      logging: { level: 'warn' },
+      // The daemon's defaults: no audit file (the test harness turns one on).
+      logging: { level: 'warn', audit_path: '' },
       providers: {
         [AGENTS.gatedCat]: { binary: SH, args: ['-c', `read _ && exec ${CAT} "$0"`, file] },
         [AGENTS.cat]: { binary: CAT, args: [file] },

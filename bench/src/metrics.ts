@@ -14,7 +14,9 @@ export async function jsMemoryBytes(
   const heap = m.get('nodejs_heap_size_used_bytes');
   const external = m.get('nodejs_external_memory_bytes');
   if (heap === undefined || external === undefined) {
-    throw new Error('the daemon metrics lack nodejs_heap_size_used_bytes or nodejs_external_memory_bytes');
+    throw new Error(
+      'the daemon metrics lack nodejs_heap_size_used_bytes or nodejs_external_memory_bytes',
+    );
   }
   return { heap, external };
 }

@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LiveProcessGroups } from './live-process-groups.js';
 import {
   formatRecord,
@@ -115,8 +115,10 @@ describe('ProcessGroupRecord', () => {
     expect(read()).toEqual({ owner, groups: [] });
     groups.add({ pgid: 100, startTime: '1', sessionId: 'a' });
     groups.add({ pgid: 200, startTime: '2', sessionId: 'b' });
+    record.flush();
     expect(read().groups.map((g) => g.pgid)).toEqual([100, 200]);
     groups.remove(100);
+    record.flush();
     expect(read().groups).toEqual([{ pgid: 200, startTime: '2', sessionId: 'b' }]);
     record.close();
     expect(readdirSync(dir)).toEqual([]);
@@ -134,13 +136,29 @@ describe('ProcessGroupRecord', () => {
     groups.observe(record);
     rmSync(sub, { recursive: true });
     groups.add({ pgid: 100, startTime: '1' });
+    record.flush();
     groups.add({ pgid: 200, startTime: '2' });
+    record.flush();
     expect(lines).toEqual([expect.stringMatching(/^error cannot write the process group record/)]);
     mkdirSync(sub);
     groups.remove(100);
+    record.flush();
     expect(lines.at(-1)).toMatch(/^warn the process group record is written again/);
     expect(parseRecord(readFileSync(file, 'utf8'), () => {}).groups).toEqual([
       { pgid: 200, startTime: '2' },
     ]);
+  });
+
+  it('changes within the delay share one rewrite, written without a flush once it passes', async () => {
+    const groups = new LiveProcessGroups();
+    const { log } = recorder();
+    const file = recordFile(dir, owner.pid);
+    const record = new ProcessGroupRecord(file, owner, groups, log, 50);
+    groups.observe(record);
+    const read = () => parseRecord(readFileSync(file, 'utf8'), () => {}).groups.length;
+    for (let pgid = 100; pgid < 1100; pgid++) groups.add({ pgid, startTime: '1' });
+    expect(read()).toBe(0);
+    await vi.waitFor(() => expect(read(), 'the delayed rewrite').toBe(1000), { timeout: 5000 });
+    record.close();
   });
 });

@@ -91,35 +91,57 @@ export function writeAtomically(file: string, text: string): void {
   }
 }
 
+/** How long the record may lag behind spawns and exits. */
+const RECORD_DELAY_MS = 100;
+
 /**
- * This daemon's record of its live process groups, rewritten on every spawn
- * and exit, so that the next daemon can end what a crash left running when
- * the watchdog died too.
+ * This daemon's record of its live process groups, rewritten after spawns
+ * and exits, so that the next daemon can end what a crash left running when
+ * the watchdog died too. Changes within `delayMs` share one rewrite: a
+ * rewrite costs as much as there are live groups, so with thousands of
+ * sessions starting, one per change would cost the square. The watchdog,
+ * told of every group at once, covers that lag.
  */
 export class ProcessGroupRecord implements GroupObserver {
   private failing = false;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly file: string,
     private readonly owner: RecordOwner,
     private readonly groups: LiveProcessGroups,
     private readonly log: SupervisionLog,
+    private readonly delayMs = RECORD_DELAY_MS,
   ) {
     // Written at once so that a failure (a read-only directory) shows at start-up.
     writeAtomically(file, formatRecord(owner, groups.list()));
   }
 
   added(): void {
-    this.rewrite();
+    this.schedule();
   }
 
   removed(): void {
+    this.schedule();
+  }
+
+  /** Writes what changed now instead of at the end of the delay. */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.rewrite();
   }
 
   /** After a clean stop: nothing is left to end. */
   close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     rmSync(this.file, { force: true });
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.flush(), this.delayMs).unref();
   }
 
   private rewrite(): void {

@@ -172,6 +172,11 @@ describe('F10: no orphaned agents after a daemon crash', () => {
       expect(watchdog, 'the orphan watchdog under the daemon').toBeDefined();
       cleanups.push(() => killQuietly(watchdog));
       agents = await startStubborn(first, 3);
+      // The record follows spawns within its delay: wait until it names them all.
+      const record = join(stateDir, `groups-${first.daemon.pid}.jsonl`);
+      await waitFor('the process group record to name the three agents', () =>
+        agents.every((a) => readFileSync(record, 'utf8').includes(`"pgid":${a.agent},`)),
+      );
       // Stopped first, so it cannot act on the daemon's death before it dies itself.
       process.kill(watchdog!, 'SIGSTOP');
       first.daemon.proc.kill('SIGKILL');
