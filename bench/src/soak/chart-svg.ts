@@ -82,7 +82,7 @@ export function chartSvg(o: ChartOptions): string {
     const last = ys.at(-1);
     out.push(
       `<g class="panel">`,
-      `<text x="${LEFT}" y="${top - 6}" font-weight="bold">${esc(s.title)} (${esc(s.unit)})${last === undefined ? '' : `<tspan font-weight="normal" fill="#555"> last ${esc(num(last))}</tspan>`}</text>`,
+      `<text x="${LEFT}" y="${top - 6}" font-weight="bold">${esc(s.title)} (${esc(s.unit)})${last === undefined ? '' : `<tspan dx="10" font-weight="normal" fill="#555">last ${esc(num(last))}</tspan>`}</text>`,
       `<rect x="${LEFT}" y="${top}" width="${plotW}" height="${plotH}" fill="#fafafa" stroke="#999"/>`,
     );
     for (const t of ticks) {
