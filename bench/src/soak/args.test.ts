@@ -10,7 +10,9 @@ describe('parseSoakArgs', () => {
       out: '/here/runs',
       sessions: 30,
       seed: 7,
+      keepSnapshot: false,
     });
+    expect(parse('--keep-snapshot', '--minutes', '1').keepSnapshot).toBe(true);
     expect(parse('--minutes=3', '--sessions=20', '--out=/tmp/x', '--seed=1')).toMatchObject({
       minutes: 3,
       sessions: 20,

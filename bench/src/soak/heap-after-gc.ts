@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '@agent-bridge/tests/harness';
 
@@ -14,10 +14,16 @@ const snapshots = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.h
  * Makes the daemon (started with `heapSnapshotFlags(dir)`) collect all
  * garbage, the only way from outside the process without a test-only RPC:
  * V8 runs a full collection before it writes a heap snapshot. Waits for the
- * snapshot file to stop growing, then deletes it. Used heap read afterwards
- * is live memory, not garbage a lazy old generation has yet to sweep.
+ * snapshot file to stop growing, then deletes it (after copying it to
+ * `keepAs`, when given). Used heap read afterwards is live memory, not
+ * garbage a lazy old generation has yet to sweep.
  */
-export async function collectGarbage(pid: number, dir: string, timeoutMs = 120_000): Promise<void> {
+export async function collectGarbage(
+  pid: number,
+  dir: string,
+  keepAs?: string,
+  timeoutMs = 120_000,
+): Promise<void> {
   const before = new Set(snapshots(dir));
   process.kill(pid, 'SIGUSR2');
   let file: string | undefined;
@@ -35,5 +41,7 @@ export async function collectGarbage(pid: number, dir: string, timeoutMs = 120_0
     timeoutMs,
     500,
   );
-  if (file) rmSync(join(dir, file), { force: true });
+  if (!file) return;
+  if (keepAs) copyFileSync(join(dir, file), keepAs);
+  rmSync(join(dir, file), { force: true });
 }

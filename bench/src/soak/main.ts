@@ -2,6 +2,7 @@
 // workload for N minutes, sampled every second, then judged on leaks (RSS,
 // heap, fds, handles), stream integrity, errors and leftover processes.
 // Not part of CI; see bench/README.md ("Soak").
+import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { REPO_ROOT, startBridge, waitFor } from '@agent-bridge/tests/harness';
@@ -150,7 +151,9 @@ async function main(): Promise<boolean> {
       200,
     ).catch(() => undefined);
     const leftBefore = leftovers(pid, agentGroups, baseline);
-    await collectGarbage(pid, daemon.dir);
+    const snapshot = args.keepSnapshot ? join(args.out, `soak-${stamp}.heapsnapshot`) : undefined;
+    if (snapshot) mkdirSync(args.out, { recursive: true });
+    await collectGarbage(pid, daemon.dir, snapshot);
     const idleAfter = await idlePoint(pid, metrics.scrape);
 
     metrics.close();
@@ -220,6 +223,7 @@ async function main(): Promise<boolean> {
         formatSummary(summary),
         `results: ${paths.json}`,
         `chart:   ${paths.svg}`,
+        ...(snapshot ? [`heap snapshot after the run: ${snapshot}`] : []),
         '',
       ].join('\n'),
     );
