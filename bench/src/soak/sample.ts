@@ -14,6 +14,8 @@ export interface Sample {
   subscribers: number;
   /** Events the workload's readers received per second since the previous sample. */
   eventsPerSec: number;
+  /** Major (mark-compact) collections the daemon has run so far. */
+  majorGcs: number;
   /** The daemon's CPU use since the previous sample (100 = one core). */
   cpuPercent: number;
 }

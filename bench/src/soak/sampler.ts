@@ -74,6 +74,7 @@ export function startSampler(o: SamplerOptions) {
       ),
       subscribers: sumOf(m, 'bridge_subscribers'),
       eventsPerSec: (events - lastEvents) / dt,
+      majorGcs: sumOf(m, 'nodejs_gc_duration_seconds_count', 'kind="major"'),
       cpuPercent: ((cpu - lastCpu) / dt) * 100,
     };
     lastT = now;

@@ -19,6 +19,7 @@ const run = (leakPerMin: number): Sample[] =>
       subscribers: 45,
       eventsPerSec: 900,
       cpuPercent: 40,
+      majorGcs: 0,
     };
   });
 
@@ -90,13 +91,32 @@ describe('summarize', () => {
     expect(s.secondHalf.rssSlopeMiBPerMin).toBeCloseTo(3, 0);
     expect(failed(s)).toEqual([
       'second-half RSS floor slope ≤ 1 MiB/min',
-      'second-half heap floor slope ≤ 1 MiB/min',
+      'second-half heap slope ≤ 1 MiB/min',
     ]);
   });
 
   it('judges the floor, not the peaks: brief spikes in the second half pass', () => {
     const samples = run(0).map((x) => (x.t % 30 === 0 ? { ...x, rssMiB: x.rssMiB + 80 } : x));
     expect(summarize(samples, idle, idle, clean()).pass).toBe(true);
+  });
+
+  it('judges the heap after major collections when there are enough of them', () => {
+    // The old generation climbs 20 MiB/min between collections, each of which
+    // brings it back to 40 MiB (healthy) or to a level rising 3 MiB/min (leak).
+    const sawtooth = (leakPerMin: number) =>
+      run(0).map((x) => {
+        const since = x.t % 30;
+        const base = 40 + (leakPerMin * x.t) / 60;
+        return { ...x, majorGcs: Math.floor(x.t / 30), heapUsedMiB: base + (20 * since) / 60 };
+      });
+    const healthy = summarize(sawtooth(0), idle, idle, clean());
+    expect(failed(healthy)).toEqual([]);
+    expect(healthy.checks.find((c) => c.name.startsWith('second-half heap'))?.detail).toMatch(
+      /after a major GC/,
+    );
+    const leaking = summarize(sawtooth(3), idle, idle, clean());
+    expect(failed(leaking)).toEqual(['second-half heap slope ≤ 1 MiB/min']);
+    expect(leaking.secondHalf.heapSlopeMiBPerMin).toBeCloseTo(3, 0);
   });
 
   it('ignores growth confined to the first half (warm-up)', () => {
