@@ -4,7 +4,7 @@ import type { CertAndKey } from '@agent-bridge/pki';
 /** The daemon's Prometheus exposition, sample key (`name{labels}`) → value. */
 export type Exposition = Map<string, number>;
 
-export function parseExposition(text: string): Exposition {
+function parseExposition(text: string): Exposition {
   const out: Exposition = new Map();
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-export interface ProcEntry {
+interface ProcEntry {
   pid: number;
   ppid: number;
   pgid: number;
@@ -9,7 +9,7 @@ export interface ProcEntry {
 }
 
 /** One pass over /proc: every process with its parent, group and state. */
-export function scanProcs(): ProcEntry[] {
+function scanProcs(): ProcEntry[] {
   const out: ProcEntry[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;

@@ -7,7 +7,7 @@ import type { IdlePoint, Sample } from './sample.js';
 const MiB = 2 ** 20;
 
 /** CPU seconds (user + system) the process has used, from /proc/<pid>/stat. */
-export function cpuSeconds(pid: number, ticksPerSecond = 100): number {
+function cpuSeconds(pid: number, ticksPerSecond = 100): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of stat; f starts at field 3.

@@ -100,23 +100,38 @@ describe('summarize', () => {
     expect(summarize(samples, idle, idle, clean()).pass).toBe(true);
   });
 
-  it('judges the heap after major collections when there are enough of them', () => {
-    // The old generation climbs 20 MiB/min between collections, each of which
-    // brings it back to 40 MiB (healthy) or to a level rising 3 MiB/min (leak).
-    const sawtooth = (leakPerMin: number) =>
-      run(0).map((x) => {
-        const since = x.t % 30;
-        const base = 40 + (leakPerMin * x.t) / 60;
-        return { ...x, majorGcs: Math.floor(x.t / 30), heapUsedMiB: base + (20 * since) / 60 };
-      });
-    const healthy = summarize(sawtooth(0), idle, idle, clean());
-    expect(failed(healthy)).toEqual([]);
-    expect(healthy.checks.find((c) => c.name.startsWith('second-half heap'))?.detail).toMatch(
-      /after a major GC/,
-    );
-    const leaking = summarize(sawtooth(3), idle, idle, clean());
-    expect(failed(leaking)).toEqual(['second-half heap slope ≤ 1 MiB/min']);
-    expect(leaking.secondHalf.heapSlopeMiBPerMin).toBeCloseTo(3, 0);
+  // The old generation climbs between collections every 30 s, each of which
+  // brings it back to 40 MiB (healthy) or to a level rising 3 MiB/min (leak).
+  const sawtooth = (leakPerMin: number, climbPerMin: number, counted: boolean) =>
+    run(0).map((x) => {
+      const since = x.t % 30;
+      const base = 40 + (leakPerMin * x.t) / 60;
+      return {
+        ...x,
+        majorGcs: counted ? Math.floor(x.t / 30) : 0,
+        heapUsedMiB: base + (climbPerMin * since) / 60,
+      };
+    });
+  const heapDetail = (s: ReturnType<typeof summarize>) =>
+    s.checks.find((c) => c.name.startsWith('second-half heap'))?.detail;
+
+  it('judges the heap just after old-generation collections, counted or seen as drops', () => {
+    for (const [climb, counted] of [
+      [20, true],
+      [60, false],
+    ] as const) {
+      const healthy = summarize(sawtooth(0, climb, counted), idle, idle, clean());
+      expect(failed(healthy)).toEqual([]);
+      expect(heapDetail(healthy)).toMatch(/3 samples just after an old-generation GC/);
+      const leaking = summarize(sawtooth(3, climb, counted), idle, idle, clean());
+      expect(failed(leaking)).toEqual(['second-half heap slope ≤ 1 MiB/min']);
+      expect(leaking.secondHalf.heapSlopeMiBPerMin).toBeCloseTo(3, 0);
+    }
+  });
+
+  it('falls back to the floor when no collection is seen', () => {
+    const s = summarize(sawtooth(0, 10, false), idle, idle, clean());
+    expect(heapDetail(s)).toMatch(/10 s floors; only 0 old-generation GCs seen/);
   });
 
   it('ignores growth confined to the first half (warm-up)', () => {

@@ -1,12 +1,12 @@
 import type { IdlePoint, Sample } from './sample.js';
 
 /** The limits a run is judged by; printed with the verdict. */
-export const THRESHOLDS = {
+const THRESHOLDS = {
   /** Least-squares slope of the RSS floor (see `floor`) over the second half of the run. */
   rssSlopeMiBPerMin: 1,
   /**
-   * The same for V8's used heap, read just after major collections when the
-   * second half had at least `minMajorGcs` of them (else its floor).
+   * The same for V8's used heap, read just after old-generation collections
+   * when the second half had at least `minMajorGcs` of them (else its floor).
    */
   heapSlopeMiBPerMin: 1,
   minMajorGcs: 3,
@@ -35,7 +35,7 @@ export interface RunCounts {
   daemonExit: number | null;
 }
 
-export interface Check {
+interface Check {
   name: string;
   pass: boolean;
   detail: string;
@@ -73,7 +73,7 @@ export function slope(points: ReadonlyArray<readonly [number, number]>): number 
 }
 
 /** Seconds per window of `floor`. */
-export const FLOOR_WINDOW_S = 10;
+const FLOOR_WINDOW_S = 10;
 
 /**
  * The lowest value of each `FLOOR_WINDOW_S` window, at the window's middle.
@@ -108,24 +108,33 @@ function secondHalfSlope(samples: readonly Sample[], pick: (s: Sample) => number
   return slope(floor(half).map(([t, v]) => [t / 60, v] as const));
 }
 
+/** A drop of at least this share of the used heap between two samples means an old-generation collection. */
+const COLLECTION_DROP = 0.25;
+
 /**
- * The used-heap trend of the second half. Between major collections the old
- * generation only grows, often for a minute or more, so even the floor of a
- * healthy daemon climbs; a sample taken within a second after a major
- * collection is close to the live heap. With too few of those, the floor.
+ * The used-heap trend of the second half. Between old-generation collections
+ * the heap only grows, often for a minute or more, so even the floor of a
+ * healthy daemon climbs; a sample taken within a second after such a
+ * collection is close to the live heap. V8 reports many of them as
+ * incremental rather than major, so a steep drop of the heap counts as one
+ * too. With too few of those, the floor.
  */
 function heapTrend(samples: readonly Sample[]): { slope: number; basis: string } {
   const half = secondHalf(samples);
-  const afterGc = half.filter((s, i) => i > 0 && s.majorGcs > half[i - 1]!.majorGcs);
+  const afterGc = half.filter((s, i) => {
+    const prev = half[i - 1];
+    if (!prev) return false;
+    return s.majorGcs > prev.majorGcs || s.heapUsedMiB <= prev.heapUsedMiB * (1 - COLLECTION_DROP);
+  });
   if (afterGc.length >= THRESHOLDS.minMajorGcs) {
     return {
       slope: slope(afterGc.map((s) => [s.t / 60, s.heapUsedMiB] as const)),
-      basis: `${afterGc.length} samples after a major GC`,
+      basis: `${afterGc.length} samples just after an old-generation GC`,
     };
   }
   return {
     slope: secondHalfSlope(samples, (s) => s.heapUsedMiB),
-    basis: `10 s floors; only ${afterGc.length} major GCs`,
+    basis: `10 s floors; only ${afterGc.length} old-generation GCs seen`,
   };
 }
 
