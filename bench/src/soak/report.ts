@@ -15,7 +15,11 @@ const series = (
 export function soakChart(samples: readonly Sample[], summary: Summary, title: string): string {
   return chartSvg({
     title,
-    subtitle: `${summary.pass ? 'PASS' : 'FAIL'}: second-half floor slopes: RSS ${summary.secondHalf.rssSlopeMiBPerMin.toFixed(2)} MiB/min, heap ${summary.secondHalf.heapSlopeMiBPerMin.toFixed(2)} MiB/min; idle fds ${summary.idleBefore.fds} → ${summary.idleAfter.fds}`,
+    subtitle:
+      `${summary.pass ? 'PASS' : 'FAIL'}: second-half slopes RSS floor ${summary.secondHalf.rssSlopeMiBPerMin.toFixed(2)}, ` +
+      `heap ${summary.secondHalf.heapSlopeMiBPerMin.toFixed(2)} MiB/min; idle after a full GC: ` +
+      `heap ${summary.idleBefore.heapUsedMiB.toFixed(1)} → ${summary.idleAfter.heapUsedMiB.toFixed(1)} MiB, ` +
+      `fds ${summary.idleBefore.fds} → ${summary.idleAfter.fds}`,
     series: [
       series(samples, 'daemon RSS', 'MiB', (s) => s.rssMiB),
       series(samples, 'V8 heap used', 'MiB', (s) => s.heapUsedMiB),
