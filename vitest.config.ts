@@ -12,6 +12,7 @@ export default defineConfig({
       'internal/*/src/**/*.test.ts',
       'cmd/*/src/**/*.test.ts',
       'tests/src/**/*.test.ts',
+      'bench/src/**/*.test.ts',
     ],
     exclude: ['**/node_modules/**', 'tests/contract/**'],
     globalSetup: ['tests/global-setup.ts'],

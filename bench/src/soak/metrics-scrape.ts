@@ -1,0 +1,61 @@
+import { Agent, request } from 'node:https';
+import { parseExposition, type TestPki } from '@agent-bridge/tests/harness';
+
+type CertAndKey = TestPki['client'];
+
+/** The daemon's Prometheus exposition, sample key (`name{labels}`) → value. */
+export type Exposition = Map<string, number>;
+
+/** The sum of every sample of `name` whose labels include each of `labels` (e.g. `state="RUNNING"`). */
+export function sumOf(m: Exposition, name: string, ...labels: string[]): number {
+  let n = 0;
+  for (const [key, v] of m) {
+    const brace = key.indexOf('{');
+    if ((brace < 0 ? key : key.slice(0, brace)) !== name) continue;
+    if (labels.every((l) => key.includes(l))) n += v;
+  }
+  return n;
+}
+
+/**
+ * Scrapes https://127.0.0.1:<port>/metrics over mutual TLS on one kept-alive
+ * connection, so a scrape per second costs no handshake.
+ */
+export function metricsScraper(port: number, caPem: string, client: CertAndKey) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const scrape = (timeoutMs = 5_000) =>
+    new Promise<Exposition>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/metrics',
+          ca: caPem,
+          servername: 'localhost',
+          cert: client.certPem,
+          key: client.keyPem,
+          agent,
+          timeout: timeoutMs,
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => {
+            body += d;
+          });
+          res.on('end', () =>
+            res.statusCode === 200
+              ? resolve(parseExposition(body))
+              : reject(new Error(`metrics scrape: HTTP ${res.statusCode}`)),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () =>
+        req.destroy(new Error(`metrics scrape: no answer in ${timeoutMs} ms`)),
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  return { scrape, close: () => agent.destroy() };
+}
