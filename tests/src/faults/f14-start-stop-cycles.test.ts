@@ -148,7 +148,7 @@ describe('F14 start/stop cycles', () => {
   // listeners reach, for as long as none of its sources aborts.
   it('F14 after those cycles, the live heap and RSS are back within 5% of the warm baseline', () => {
     if (!measured) throw new Error('the cycles test did not run to its end');
-    const { baseline, warm, end, liveBefore, liveAfter } = measured;
+    const { baseline, end, liveBefore, liveAfter } = measured;
     const context = `live heap ${liveBefore} → ${liveAfter}; baseline ${JSON.stringify(baseline)}, end ${JSON.stringify(end)}`;
     // The heap after a full collection is what the daemon holds: 5% of it
     // (about 1.5 MB) is what 500 cycles leaking 3 KiB each would add.
