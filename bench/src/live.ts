@@ -95,26 +95,45 @@ export async function liveRows(s: Sizes): Promise<Row[]> {
       add('pipe', await catPipeLinesPerSecond(file, n));
     }
     const m = (k: string) => median(runs[k]!);
-    const row = (name: string, value: number, refName: string, ref: number) =>
+    // The pre-encoded server and the pipe are ceilings. A server that
+    // encodes every message is not one: the daemon encodes each event once,
+    // when it is stored, so it may beat it.
+    const row = (
+      name: string,
+      value: number,
+      refName: string,
+      ref: number,
+      ceiling: boolean,
+      min?: number,
+    ) =>
       against({
         id: 'B1',
         name,
         value,
         unit: 'events/s',
         better: 'higher',
-        ref: { name: refName, value: ref, unit: 'events/s', ceiling: true },
+        ref: { name: refName, value: ref, unit: 'events/s', ceiling },
+        ...(min === undefined ? {} : { target: { min, on: 'ratio' as const } }),
       });
     return [
-      row('live StreamEvents', m('single'), 'bare, encode per msg', m('bare-single')),
-      row('live StreamEvents', m('single'), 'bare, pre-encoded msgs', m('bare-single-pre')),
+      row('live StreamEvents', m('single'), 'bare, encode per msg', m('bare-single'), false, 0.9),
+      row('live StreamEvents', m('single'), 'bare, pre-encoded msgs', m('bare-single-pre'), true),
       row(
         'live StreamEventBatches',
         m('batched'),
         'bare, pre-encoded batches',
         m('bare-batched-pre'),
+        true,
+        0.6,
       ),
-      row('live StreamEventBatches', m('batched'), 'bare, encode per batch', m('bare-batched')),
-      row('live StreamEventBatches', m('batched'), 'cat pipe (lines/s)', m('pipe')),
+      row(
+        'live StreamEventBatches',
+        m('batched'),
+        'bare, encode per batch',
+        m('bare-batched'),
+        false,
+      ),
+      row('live StreamEventBatches', m('batched'), 'cat pipe (lines/s)', m('pipe'), true),
     ];
   } finally {
     refClient.close();

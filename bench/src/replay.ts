@@ -83,21 +83,29 @@ export async function replayRows(s: Sizes): Promise<Row[]> {
       }
     }
     const m = (k: string) => median(runs[k]!);
-    const row = (batched: boolean, refName: string, ref: number, target?: number) =>
+    // As for live rows: only the pre-encoded server is a floor the daemon,
+    // which sends bytes encoded when events were stored, cannot beat.
+    const row = (
+      batched: boolean,
+      refName: string,
+      ref: number,
+      ceiling: boolean,
+      target?: Row['target'],
+    ) =>
       against({
         id: 'B5',
         name: `replay ${count} events, ${batched ? 'StreamEventBatches' : 'StreamEvents'}, to last byte`,
         value: m(`daemon-${batched}`),
         unit: 'ms',
         better: 'lower',
-        ref: { name: refName, value: ref, unit: 'ms', ceiling: true },
-        ...(target ? { target: { max: target, on: 'value' as const } } : {}),
+        ref: { name: refName, value: ref, unit: 'ms', ceiling },
+        ...(target ? { target } : {}),
       });
     return [
-      row(true, 'bare, pre-encoded batches', m('pre-encoded-true'), 25),
-      row(true, 'bare, encode per batch', m('encode-true')),
-      row(false, 'bare, encode per msg', m('encode-false')),
-      row(false, 'bare, pre-encoded msgs', m('pre-encoded-false')),
+      row(true, 'bare, pre-encoded batches', m('pre-encoded-true'), true, { max: 25, on: 'value' }),
+      row(true, 'bare, encode per batch', m('encode-true'), false),
+      row(false, 'bare, encode per msg', m('encode-false'), false, { max: 1, on: 'ratio' }),
+      row(false, 'bare, pre-encoded msgs', m('pre-encoded-false'), true),
     ];
   } finally {
     refClient.close();

@@ -16,8 +16,12 @@ function line(r: Row): string {
   } else cells.push(''.padEnd(53), ''.padStart(9));
   const met = targetMet(r);
   if (r.target) {
+    const bound = [
+      r.target.min === undefined ? '' : `>= ${r.target.min}`,
+      r.target.max === undefined ? '' : `<= ${r.target.max}`,
+    ].join(' ');
     cells.push(
-      `target ${r.target.on === 'ratio' ? 'ratio ' : ''}<= ${r.target.max} ${met ? 'met' : 'MISSED'}`,
+      `target ${r.target.on === 'ratio' ? 'ratio ' : ''}${bound.trim()} ${met ? 'met' : 'MISSED'}`,
     );
   }
   if (beatsCeiling(r)) cells.push('BEATS ITS CEILING: noise, or a wrong reference');

@@ -23,8 +23,8 @@ export interface Row {
   ref?: Reference;
   /** value / ref.value. */
   ratio?: number;
-  /** An upper bound the row should stay under, on its value or its ratio. */
-  target?: { max: number; on: 'value' | 'ratio' };
+  /** A bound the row should stay within (at most `max`, at least `min`), on its value or its ratio. */
+  target?: { max?: number; min?: number; on: 'value' | 'ratio' };
   /** Why a row could not be measured as asked, or what it stands for. */
   note?: string;
 }
@@ -38,7 +38,11 @@ export function against(row: Omit<Row, 'ratio'> & { ref: Reference }): Row {
 export function targetMet(r: Row): boolean | undefined {
   if (!r.target) return undefined;
   const v = r.target.on === 'value' ? r.value : r.ratio;
-  return v !== undefined && v <= r.target.max;
+  if (v === undefined) return false;
+  return (
+    (r.target.max === undefined || v <= r.target.max) &&
+    (r.target.min === undefined || v >= r.target.min)
+  );
 }
 
 /** True when the row beats a reference that is meant to be unbeatable. */

@@ -24,7 +24,12 @@ export function createAuditLog(opts: {
   const now = opts.now ?? (() => new Date());
   if (opts.path === '') {
     return {
-      audit: (r) => opts.logger.info({ audit: auditLine(r, now(), opts.redact) }, 'audit'),
+      // Built only when the log keeps it: redacting every field of every call costs.
+      audit: (r) => {
+        if (opts.logger.isLevelEnabled('info')) {
+          opts.logger.info({ audit: auditLine(r, now(), opts.redact) }, 'audit');
+        }
+      },
       reopen: () => undefined,
       close: () => undefined,
     };

@@ -70,7 +70,7 @@ export async function startDaemon({
     logger,
     redactPatterns: config.logging.redactPatterns.map(compileRedactPattern),
     audit: audited,
-    codec: wireEventCodec,
+    codec: wireEventCodec(),
     ...(metrics ? { observer: metrics.events } : {}),
   });
   let server: BridgeServer;

@@ -12,7 +12,8 @@ export interface SessionIdentity {
  * and every reader is handed those bytes. The daemon passes its wire
  * encoding, so a reader's bytes go out as they are; the core never knows
  * the format. `encode` leaves out the session's identity (every event of a
- * ring shares it) and `decode` puts it back.
+ * ring shares it) and `decode` puts it back. What `encode` returns may be
+ * reused by its next call: the ring copies it at once.
  */
 export interface EventCodec {
   encode(event: BridgeEvent): Uint8Array;

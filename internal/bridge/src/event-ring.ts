@@ -166,7 +166,7 @@ export class EventRing {
   unstored(event: BridgeEvent): EventSlice {
     return new EventSlice(
       event.seq,
-      [this.codec.encode(event)],
+      [Uint8Array.from(this.codec.encode(event))],
       isTerminal(event),
       this.codec,
       this.session,

@@ -52,6 +52,8 @@ const AUTH_STATES: Record<AuthState, ProviderAuthState> = {
   not_required: ProviderAuthState.PROVIDER_AUTH_STATE_NOT_REQUIRED,
 };
 
+export const toProtoEventType = (t: CoreEventType): EventType => EVENT_TYPES[t];
+
 export function toProtoEvent(e: BridgeEvent): SessionEvent {
   return {
     seq: BigInt(e.seq),

@@ -6,21 +6,23 @@ import {
   type StreamEventsRequest,
 } from '@agent-bridge/proto';
 import type { handleServerStreamingCall } from '@grpc/grpc-js';
-import { fromProtoEvent, toProtoEvent } from './convert.js';
+import { fromProtoEvent, toProtoEventType } from './convert.js';
+import { EventPartWriter, varintSize } from './private/event-part-writer.js';
 
 /**
  * Events as the rings hold them: a SessionEvent's wire encoding without the
  * session's identity (the same for every event of a ring, so it is written
  * once per stream, see sessionSuffix). Each event is encoded once, when it
- * is stored; every reader sends those bytes.
+ * is stored; every reader sends those bytes. `encode` returns a view of one
+ * reused buffer (the ring copies it at once), so it allocates nothing.
  */
-export const wireEventCodec: EventCodec = {
-  encode: (e: BridgeEvent) =>
-    SessionEvent.encode(
-      toProtoEvent({ ...e, sessionId: '', projectId: '', provider: '' }),
-    ).finish(),
-  decode: (bytes, session) => ({ ...fromProtoEvent(SessionEvent.decode(bytes)), ...session }),
-};
+export function wireEventCodec(): EventCodec {
+  const writer = new EventPartWriter();
+  return {
+    encode: (e: BridgeEvent) => writer.write(e, toProtoEventType(e.type)),
+    decode: (bytes, session) => ({ ...fromProtoEvent(SessionEvent.decode(bytes)), ...session }),
+  };
+}
 
 /**
  * The identity fields of a SessionEvent, encoded. Protobuf merges the
@@ -67,15 +69,6 @@ export function batchMessage(parts: readonly Uint8Array[], suffix: Buffer): Buff
 
 /** Field 1, wire type 2 (length-delimited): SessionEventBatch.events. */
 const EVENTS_FIELD_TAG = (1 << 3) | 2;
-
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 128);
-    size++;
-  }
-  return size;
-}
 
 function writeVarint(out: Buffer, at: number, n: number): number {
   while (n >= 0x80) {

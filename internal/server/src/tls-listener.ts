@@ -89,6 +89,9 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
     rejectUnauthorized: false,
     ALPNProtocols: ['h2'],
     handshakeTimeout: opts.handshakeTimeoutMs,
+    // Small frames (a unary answer, a live event) go out at once instead of
+    // waiting on Nagle's algorithm for the peer's acknowledgement.
+    noDelay: true,
   });
 
   const refuse = (socket: TLSSocket, reason: string, detail: string) => {
