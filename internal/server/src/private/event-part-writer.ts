@@ -36,7 +36,9 @@ export class EventPartWriter {
         : SessionEvent.encode(SessionEvent.fromPartial({ data: e.data })).finish();
     // Each UTF-16 unit takes at most 3 bytes of UTF-8; 64 bytes cover tags, lengths and numbers.
     this.reserve(
-      64 + 3 * (e.stream.length + e.text.length + e.error.length + e.turnId.length) + (data?.length ?? 0),
+      64 +
+        3 * (e.stream.length + e.text.length + e.error.length + e.turnId.length) +
+        (data?.length ?? 0),
     );
     this.at = 0;
     if (e.seq !== 0) {
