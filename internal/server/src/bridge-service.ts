@@ -1,12 +1,13 @@
 import type { JwtVerifier } from '@agent-bridge/auth';
-import type {
-  Audit,
-  Caller,
-  EventSlice,
-  EventStream,
-  SessionManager,
-  SessionStatus,
-  TokenBuckets,
+import {
+  type Audit,
+  BridgeError,
+  type Caller,
+  type EventSlice,
+  type EventStream,
+  type SessionManager,
+  type SessionStatus,
+  type TokenBuckets,
 } from '@agent-bridge/bridge';
 import type {
   AckEventsResponse,
@@ -31,7 +32,6 @@ import type { Logger } from 'pino';
 import {
   fromProtoStatus,
   providerHealthError,
-  seqFromWire,
   toProtoAuthState,
   toProtoSession,
   toProtoStatus,
@@ -152,7 +152,10 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
           caller,
           {
             sessionId: req.sessionId,
-            afterSeq: req.afterSeq === undefined ? undefined : seqFromWire(req.afterSeq),
+            afterSeq:
+              req.afterSeq === undefined
+                ? undefined
+                : callerSeq(req.afterSeq, 'after_seq', () => manager.get(caller!, req.sessionId)),
             subscriberId: req.subscriberId,
           },
           abort.signal,
@@ -269,7 +272,12 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
       'AckEvents',
       (caller, req): AckEventsResponse => ({
         ackSeq: BigInt(
-          manager.ack(caller, req.sessionId, req.subscriberId, seqFromWire(req.ackSeq)),
+          manager.ack(
+            caller,
+            req.sessionId,
+            req.subscriberId,
+            callerSeq(req.ackSeq, 'ack_seq', () => manager.get(caller, req.sessionId)),
+          ),
         ),
       }),
     ),
@@ -325,6 +333,25 @@ function fail(logger: Logger, method: string, err: unknown, redact: SessionManag
   const e = toServiceError(err, redact);
   if (e.code === 13 /* INTERNAL */) logger.error({ err, method }, 'internal error');
   return e;
+}
+
+/**
+ * A seq a caller sent, as the core's number. One beyond 2^53 is beyond any
+ * seq the daemon can reach: OUT_OF_RANGE, naming the value as it was sent
+ * (the core would only see it rounded).
+ */
+function callerSeq(
+  v: bigint,
+  field: 'after_seq' | 'ack_seq',
+  session: () => { lastSeq: number },
+): number {
+  if (v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
+  const last = session().lastSeq;
+  throw new BridgeError(
+    'out_of_range',
+    `${field} ${v} is beyond the last seq ${last}`,
+    `${field}_beyond_last`,
+  );
 }
 
 /** Waits for the stream to accept more data (grpc-js write backpressure) or for cancellation. */

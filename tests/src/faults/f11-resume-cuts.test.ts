@@ -243,17 +243,29 @@ describe('F11 after_seq below the oldest retained event', () => {
     await bridge.call((c) => c.stopSession, { sessionId, force: true });
   });
 
-  // Daemon bug: seqFromWire (internal/server/src/convert.ts) clamps a seq
-  // above 2^53-1 to Number.MAX_SAFE_INTEGER before the check, so the error
-  // names a number the client never sent: "after_seq 9007199254740991 is
-  // beyond the last seq 202" for after_seq 18446744073709551615. The
-  // status is right; the message should quote the request's value.
-  it.fails('F11 the OUT_OF_RANGE message for the largest uint64 quotes the after_seq sent', async () => {
+  it('F11 the OUT_OF_RANGE message for the largest uint64 quotes the after_seq sent', async () => {
     const sessionId = await linesStored();
     const { lastSeq } = await bridge.call((c) => c.getSession, { sessionId });
     const max = 2n ** 64n - 1n;
     const r = await collect(bridge.stream({ sessionId, afterSeq: max }));
     await bridge.call((c) => c.stopSession, { sessionId, force: true });
     expect(r.error?.details).toBe(`after_seq ${max} is beyond the last seq ${lastSeq}`);
+  });
+
+  it('F11 an ack_seq beyond 2^53 is OUT_OF_RANGE quoting the value sent, and moves no cursor', async () => {
+    const sessionId = await linesStored();
+    const { lastSeq } = await bridge.call((c) => c.getSession, { sessionId });
+    const ack = (ackSeq: bigint) =>
+      bridge.call((c) => c.ackEvents, { sessionId, subscriberId: 'f11-ack', ackSeq });
+    expect((await ack(3n)).ackSeq).toBe(3n);
+    const huge = 2n ** 60n;
+    const err = await ack(huge).then(
+      () => undefined,
+      (e: { code: number; details: string }) => e,
+    );
+    expect(err?.code).toBe(status.OUT_OF_RANGE);
+    expect(err?.details).toBe(`ack_seq ${huge} is beyond the last seq ${lastSeq}`);
+    expect((await ack(3n)).ackSeq).toBe(3n);
+    await bridge.call((c) => c.stopSession, { sessionId, force: true });
   });
 });
