@@ -118,7 +118,7 @@ export function toProtoSession(s: SessionSnapshot): GetSessionResponse {
 }
 
 /** uint64 from the wire → number; values beyond 2^53 clamp (they exceed any real seq). */
-export function seqFromWire(v: bigint): number {
+function seqFromWire(v: bigint): number {
   return v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
 }
 
