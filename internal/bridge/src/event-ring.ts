@@ -78,10 +78,9 @@ export class EventRing {
       this.evictOldest();
     }
     if (this.count === this.capacity) this.grow();
-    const place = this.log.append(bytes);
     const idx = (this.head + this.count) % this.capacity;
-    this.chunkOf[idx] = place.chunk;
-    this.offsetOf[idx] = place.offset;
+    this.offsetOf[idx] = this.log.append(bytes);
+    this.chunkOf[idx] = this.log.lastChunk;
     this.lengthOf[idx] = size;
     this.flagsOf[idx] = isTerminal(event) ? TERMINAL : 0;
     this.count++;

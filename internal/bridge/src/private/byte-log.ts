@@ -2,12 +2,6 @@
 const FIRST_CHUNK_BYTES = 2048;
 const MAX_CHUNK_BYTES = 64 * 1024;
 
-/** Where one record lives: its chunk's number and its offset there. */
-export interface BytePlace {
-  chunk: number;
-  offset: number;
-}
-
 /**
  * Append-only byte storage released from the front: records are copied
  * into shared chunks, so a record costs its bytes and no object of its
@@ -35,7 +29,13 @@ export class ByteLog {
     return this.nextChunkBytes(size);
   }
 
-  append(bytes: Uint8Array): BytePlace {
+  /** Number of the chunk the last append went to. */
+  get lastChunk(): number {
+    return this.first + this.chunks.length - 1;
+  }
+
+  /** Copies `bytes` in; returns their offset in chunk `lastChunk` (no object per record). */
+  append(bytes: Uint8Array): number {
     let last = this.chunks[this.chunks.length - 1];
     if (!last || this.used + bytes.length > last.length) {
       last = Buffer.allocUnsafeSlow(this.nextChunkBytes(bytes.length));
@@ -43,10 +43,10 @@ export class ByteLog {
       this.held += last.length;
       this.used = 0;
     }
-    last.set(bytes, this.used);
-    const place = { chunk: this.first + this.chunks.length - 1, offset: this.used };
+    const offset = this.used;
+    last.set(bytes, offset);
     this.used += bytes.length;
-    return place;
+    return offset;
   }
 
   /** A view of `length` bytes at `chunk`/`offset` (no copy). */
