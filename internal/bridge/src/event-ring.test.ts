@@ -73,8 +73,8 @@ describe('EventRing', () => {
     for (let i = 1; i <= 10; i++) r.push(ev(i));
     for (let reader = 0; reader < 5; reader++) r.read(1, 100, 1 << 20);
     expect(codec.encoded).toBe(10);
-    const a = r.read(3, 1, 1 << 20)!.parts[0]!;
-    const b = r.read(3, 1, 1 << 20)!.parts[0]!;
+    const a = r.read(3, 1, 1 << 20)!.part(0);
+    const b = r.read(3, 1, 1 << 20)!.part(0);
     expect(a.buffer).toBe(b.buffer); // views of the same stored bytes, not copies
     expect(Buffer.from(a).equals(Buffer.from(jsonEventCodec.encode(ev(3))))).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { type BridgeEvent, isTerminal } from './event.js';
 import type { EventCodec, SessionIdentity } from './event-codec.js';
-import { EventSlice } from './event-slice.js';
+import { EventSlice, type SliceParts } from './event-slice.js';
 import { ByteLog } from './private/byte-log.js';
 
 /** Index entries a ring starts with; it doubles as events arrive, up to maxEvents. */
@@ -146,7 +146,7 @@ export class EventRing {
     const oldest = this.oldestSeq;
     if (this.count === 0 || fromSeq < oldest || fromSeq > this.last) return undefined;
     const n = Math.min(maxEvents, this.last - fromSeq + 1);
-    const parts: Uint8Array[] = [];
+    const parts: SliceParts = { chunks: [], starts: [], lengths: [] };
     let idx = (this.head + (fromSeq - oldest)) % this.capacity;
     let bytes = 0;
     let terminal = false;
@@ -154,7 +154,9 @@ export class EventRing {
       const size = this.lengthOf[idx]!;
       if (i > 0 && bytes + size > maxBytes) break;
       bytes += size;
-      parts.push(this.log.view(this.chunkOf[idx]!, this.offsetOf[idx]!, size));
+      parts.chunks.push(this.log.chunk(this.chunkOf[idx]!));
+      parts.starts.push(this.offsetOf[idx]!);
+      parts.lengths.push(size);
       terminal = this.flagsOf[idx] === TERMINAL;
       idx = idx + 1 === this.capacity ? 0 : idx + 1;
     }
@@ -163,9 +165,10 @@ export class EventRing {
 
   /** `event` encoded as a slice of its own, without storing it (a reader's own notice). */
   unstored(event: BridgeEvent): EventSlice {
+    const bytes = Buffer.from(this.codec.encode(event));
     return new EventSlice(
       event.seq,
-      [Uint8Array.from(this.codec.encode(event))],
+      { chunks: [bytes], starts: [0], lengths: [bytes.length] },
       isTerminal(event),
       this.codec,
       this.session,

@@ -11,7 +11,7 @@ export type { BridgeEvent } from './event.js';
 export { type EventCodec, jsonEventCodec, type SessionIdentity } from './event-codec.js';
 export { type EventObserver, noEventObserver } from './event-observer.js';
 export { EventRedactor } from './event-redactor.js';
-export type { EventSlice } from './event-slice.js';
+export { EventSlice, type SliceParts } from './event-slice.js';
 export { createRedactor, REDACTED, type Redactor, SecretRedactor } from './redactor.js';
 export { SessionManager } from './session-manager.js';
 export type { EventStream } from './subscriptions.js';

@@ -260,12 +260,12 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
 
     streamEvents: stream('StreamEvents', SINGLE, (call, slice, suffix) => {
       let ok = true;
-      for (const part of slice.parts) ok = call.write(eventMessage(part, suffix));
+      for (let i = 0; i < slice.count; i++) ok = call.write(eventMessage(slice, i, suffix));
       return ok;
     }),
 
     streamEventBatches: stream('StreamEventBatches', BATCH, (call, slice, suffix) =>
-      call.write(batchMessage(slice.parts, suffix)),
+      call.write(batchMessage(slice, suffix)),
     ),
 
     ackEvents: unary(

@@ -1,4 +1,4 @@
-import type { BridgeEvent } from '@agent-bridge/bridge';
+import { type BridgeEvent, EventSlice } from '@agent-bridge/bridge';
 import { SessionEvent, SessionEventBatch } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
 import { toProtoEvent } from './convert.js';
@@ -59,21 +59,33 @@ describe('event wire encoding', () => {
     }
   });
 
+  /** A slice whose events are `parts`, each at the start of a chunk of its own. */
+  const sliceOf = (parts: Buffer[]) =>
+    new EventSlice(
+      1,
+      { chunks: parts, starts: parts.map(() => 0), lengths: parts.map((p) => p.length) },
+      false,
+      codec,
+      SESSION,
+    );
+
   it('leaves the session identity out of what rings hold, and the suffix puts it back', () => {
     const suffix = sessionSuffix(SESSION);
     for (const e of EVENTS) {
       const part = encode(e);
       expect(Buffer.from(part).includes(Buffer.from(SESSION.sessionId))).toBe(false);
-      expect(SessionEvent.decode(eventMessage(part, suffix))).toEqual(toProtoEvent(e));
+      expect(SessionEvent.decode(eventMessage(sliceOf([part]), 0, suffix))).toEqual(
+        toProtoEvent(e),
+      );
     }
   });
 
   it('frames stored parts as a SessionEventBatch that decodes to the same events', () => {
     const suffix = sessionSuffix(SESSION);
     const parts = EVENTS.map(encode);
-    const batch = SessionEventBatch.decode(batchMessage(parts, suffix));
+    const batch = SessionEventBatch.decode(batchMessage(sliceOf(parts), suffix));
     expect(batch.events).toEqual(EVENTS.map(toProtoEvent));
-    expect(SessionEventBatch.decode(batchMessage([], suffix)).events).toEqual([]);
+    expect(SessionEventBatch.decode(batchMessage(sliceOf([]), suffix)).events).toEqual([]);
   });
 
   it('decodes what it encoded back to the core event', () => {

@@ -1,4 +1,4 @@
-import type { BridgeEvent, EventCodec, SessionIdentity } from '@agent-bridge/bridge';
+import type { BridgeEvent, EventCodec, EventSlice, SessionIdentity } from '@agent-bridge/bridge';
 import {
   type BridgeServiceServer,
   BridgeServiceService,
@@ -40,28 +40,28 @@ export function sessionSuffix(session: SessionIdentity): Buffer {
   );
 }
 
-/** One SessionEvent message: a stored part and its session's suffix. */
-export function eventMessage(part: Uint8Array, suffix: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(part.byteLength + suffix.length);
-  out.set(part, 0);
-  suffix.copy(out, part.byteLength);
+/** Event `i` of `slice` as one SessionEvent message: its stored bytes and its session's suffix. */
+export function eventMessage(slice: EventSlice, i: number, suffix: Buffer): Buffer {
+  const size = slice.size(i);
+  const out = Buffer.allocUnsafe(size + suffix.length);
+  slice.copyTo(i, out, 0);
+  suffix.copy(out, size);
   return out;
 }
 
-/** A SessionEventBatch message: every part as field 1 (`events`), each followed by the suffix. */
-export function batchMessage(parts: readonly Uint8Array[], suffix: Buffer): Buffer {
-  let size = 0;
-  for (const p of parts) {
-    const len = p.byteLength + suffix.length;
-    size += 1 + varintSize(len) + len;
+/** `slice` as a SessionEventBatch message: every event as field 1 (`events`), each followed by the suffix. */
+export function batchMessage(slice: EventSlice, suffix: Buffer): Buffer {
+  let total = 0;
+  for (let i = 0; i < slice.count; i++) {
+    const len = slice.size(i) + suffix.length;
+    total += 1 + varintSize(len) + len;
   }
-  const out = Buffer.allocUnsafe(size);
+  const out = Buffer.allocUnsafe(total);
   let at = 0;
-  for (const p of parts) {
+  for (let i = 0; i < slice.count; i++) {
     out[at++] = EVENTS_FIELD_TAG;
-    at = writeVarint(out, at, p.byteLength + suffix.length);
-    out.set(p, at);
-    at += p.byteLength;
+    at = writeVarint(out, at, slice.size(i) + suffix.length);
+    at += slice.copyTo(i, out, at);
     at += suffix.copy(out, at);
   }
   return out;

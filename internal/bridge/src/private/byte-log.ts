@@ -49,11 +49,11 @@ export class ByteLog {
     return offset;
   }
 
-  /** A view of `length` bytes at `chunk`/`offset` (no copy). */
-  view(chunk: number, offset: number, length: number): Buffer {
+  /** Chunk number `chunk`, which must not have been released. */
+  chunk(chunk: number): Buffer {
     const c = this.chunks[chunk - this.first];
     if (!c) throw new Error(`chunk ${chunk} was released`);
-    return c.subarray(offset, offset + length);
+    return c;
   }
 
   /** Gives back every chunk numbered below `chunk`: nothing retained lives there any more. */
