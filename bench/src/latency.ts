@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventType, SessionEvent } from '@agent-bridge/proto';
-import { connect, REPO_ROOT, waitFor, within } from '@agent-bridge/tests/harness';
+import { REPO_ROOT, waitFor, within } from '@agent-bridge/tests/harness';
 import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
 import { AGENTS, type BenchBridge, startBenchBridge } from './bench-bridge.js';
 import { startReference } from './reference-process.js';
@@ -76,11 +76,7 @@ export async function latencyRows(s: Sizes): Promise<Row[]> {
     },
   });
   const reference = await startReference(bridge.pki);
-  const refClient = connect({
-    port: reference.port,
-    caPem: bridge.pki.ca.certPem,
-    client: bridge.pki.client,
-  });
+  const refClient = reference.client;
   try {
     const rows: Row[] = [];
     for (const perSecond of s.latencyRates) {
@@ -131,7 +127,6 @@ export async function latencyRows(s: Sizes): Promise<Row[]> {
     }
     return rows;
   } finally {
-    refClient.close();
     await reference.stop();
     await bridge.close();
   }

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionEvent } from '@agent-bridge/proto';
-import { connect } from '@agent-bridge/tests/harness';
 import { AGENTS, linesFile, startBenchBridge } from './bench-bridge.js';
 import { catPipeLinesPerSecond } from './pipe-reference.js';
 import { startReference } from './reference-process.js';
@@ -35,11 +34,7 @@ export async function liveRows(s: Sizes): Promise<Row[]> {
     },
   });
   const reference = await startReference(bridge.pki);
-  const refClient = connect({
-    port: reference.port,
-    caPem: bridge.pki.ca.certPem,
-    client: bridge.pki.client,
-  });
+  const refClient = reference.client;
   try {
     let template: SessionEvent | undefined;
     const capture = (done: (e: SessionEvent) => boolean) => (e: SessionEvent) => {
@@ -136,7 +131,6 @@ export async function liveRows(s: Sizes): Promise<Row[]> {
       row('live StreamEventBatches', m('batched'), 'cat pipe (lines/s)', m('pipe'), true),
     ];
   } finally {
-    refClient.close();
     await reference.stop();
     await bridge.close();
     rmSync(dir, { recursive: true, force: true });

@@ -2,12 +2,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { REPO_ROOT, type TestPki, within } from '@agent-bridge/tests/harness';
+import type { BridgeServiceClient } from '@agent-bridge/proto';
+import { connect, REPO_ROOT, type TestPki, within } from '@agent-bridge/tests/harness';
 
 /** The bare grpc-js reference server (reference-server.ts) running as a child. */
 export interface ReferenceProcess {
   port: number;
   pid: number;
+  /** A client of it over mutual TLS, as the bench is the daemon's (closed by `stop`). */
+  client: BridgeServiceClient;
   /** Sends one command and waits for its answer. */
   command(c: Record<string, unknown> & { cmd: string }): Promise<void>;
   /** Closes its stdin (its signal to stop) and waits for it to exit. */
@@ -64,15 +67,18 @@ export async function startReference(pki: TestPki): Promise<ReferenceProcess> {
     await exited;
     throw err;
   }
+  const client = connect({ port, caPem: pki.ca.certPem, client: pki.client });
   return {
     port,
     pid: proc.pid as number,
+    client,
     command: async (c) => {
       proc.stdin!.write(`${JSON.stringify(c)}\n`);
       const answer = JSON.parse(await nextLine(`the answer to ${c.cmd}`)) as { ok?: string };
       if (answer.ok !== c.cmd) throw new Error(`reference server: ${JSON.stringify(answer)}`);
     },
     stop: async () => {
+      client.close();
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.stdin!.end();
       try {

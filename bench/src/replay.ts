@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventType, SessionEvent } from '@agent-bridge/proto';
-import { connect } from '@agent-bridge/tests/harness';
 import { AGENTS, linesFile, startBenchBridge } from './bench-bridge.js';
 import { startReference } from './reference-process.js';
 import { against, median, type Row } from './row.js';
@@ -23,11 +22,7 @@ export async function replayRows(s: Sizes): Promise<Row[]> {
     config: { sessions: { event_buffer_size: s.replay + 64, event_buffer_bytes: '64MiB' } },
   });
   const reference = await startReference(bridge.pki);
-  const refClient = connect({
-    port: reference.port,
-    caPem: bridge.pki.ca.certPem,
-    client: bridge.pki.client,
-  });
+  const refClient = reference.client;
   try {
     const sessionId = await bridge.start(AGENTS.cat);
     const last = (await bridge.finished(sessionId, 60_000)).lastSeq;
@@ -108,7 +103,6 @@ export async function replayRows(s: Sizes): Promise<Row[]> {
       row(false, 'bare, pre-encoded msgs', m('pre-encoded-false'), true),
     ];
   } finally {
-    refClient.close();
     await reference.stop();
     await bridge.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetSessionResponse } from '@agent-bridge/proto';
-import { bearer, call, connect } from '@agent-bridge/tests/harness';
+import { bearer, call } from '@agent-bridge/tests/harness';
 import type { Metadata } from '@grpc/grpc-js';
 import { AGENTS, startBenchBridge } from './bench-bridge.js';
 import { inFlight } from './in-flight.js';
@@ -19,11 +19,7 @@ import type { Sizes } from './sizes.js';
 export async function unaryRows(s: Sizes): Promise<Row[]> {
   const bridge = await startBenchBridge({});
   const reference = await startReference(bridge.pki);
-  const refClient = connect({
-    port: reference.port,
-    caPem: bridge.pki.ca.certPem,
-    client: bridge.pki.client,
-  });
+  const refClient = reference.client;
   try {
     const sessionId = await bridge.start(AGENTS.idle);
     const res = await bridge.call((c) => c.getSession, { sessionId });
@@ -79,7 +75,6 @@ export async function unaryRows(s: Sizes): Promise<Row[]> {
       row(`GetSession, ${s.inFlight} in flight, fresh token per call`, runs.fresh),
     ];
   } finally {
-    refClient.close();
     await reference.stop();
     await bridge.close();
   }

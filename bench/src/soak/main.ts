@@ -5,14 +5,19 @@
 import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
-import { REPO_ROOT, startBridge, waitFor } from '@agent-bridge/tests/harness';
+import {
+  daemonFromSource,
+  REPO_ROOT,
+  seededRandom,
+  startBridge,
+  waitFor,
+} from '@agent-bridge/tests/harness';
 import { fakeProviders } from './agents.js';
 import { parseSoakArgs } from './args.js';
 import { ErrorTally } from './error-tally.js';
 import { collectGarbage, heapSnapshotFlags } from './heap-after-gc.js';
 import { metricsScraper, sumOf } from './metrics-scrape.js';
 import { descendantsOf, leftovers } from './proc-probe.js';
-import { seededRandom } from './random.js';
 import { soakChart, writeResults } from './report.js';
 import type { Sample } from './sample.js';
 import { idlePoint, startSampler } from './sampler.js';
@@ -81,15 +86,7 @@ async function main(): Promise<boolean> {
     // As the harness runs it from source, plus a way to force a full GC (heap-after-gc.ts).
     command: (configPath) => ({
       file: process.execPath,
-      args: [
-        ...heapSnapshotFlags(dirname(configPath)),
-        '--conditions=development',
-        '--import',
-        'tsx',
-        join(REPO_ROOT, 'cmd/bridge/src/main.ts'),
-        '--config',
-        configPath,
-      ],
+      args: daemonFromSource(configPath, heapSnapshotFlags(dirname(configPath))),
     }),
   });
   const { daemon, pki } = bridge;

@@ -3,13 +3,12 @@
  * sessions then fails with RESOURCE_EXHAUSTED, never a crash, and once
  * sessions are stopped the daemon serves the next call again.
  */
-import { join } from 'node:path';
 import { SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
 import {
+  daemonFromSource,
   isAlive,
   leftoverGroups,
-  REPO_ROOT,
   showGroups,
   status,
   useDaemon,
@@ -38,12 +37,7 @@ const bridge = useDaemon({
       '-c',
       `ulimit -n ${LIMIT} && exec "$0" "$@"`,
       process.execPath,
-      '--conditions=development',
-      '--import',
-      'tsx',
-      join(REPO_ROOT, 'cmd/bridge/src/main.ts'),
-      '--config',
-      configPath,
+      ...daemonFromSource(configPath),
     ],
   }),
 });

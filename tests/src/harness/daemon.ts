@@ -50,16 +50,25 @@ export interface DaemonOptions {
   command?: (configPath: string) => { file: string; args: string[]; cwd?: string };
 }
 
-const fromSource: NonNullable<DaemonOptions['command']> = (configPath) => ({
-  file: process.execPath,
-  args: [
+/**
+ * The arguments of `node` that run the daemon from source with `configPath`
+ * (tsx, "development" condition), after `nodeFlags` (e.g. V8 options).
+ */
+export function daemonFromSource(configPath: string, nodeFlags: readonly string[] = []): string[] {
+  return [
+    ...nodeFlags,
     '--conditions=development',
     '--import',
     'tsx',
     join(REPO_ROOT, 'cmd/bridge/src/main.ts'),
     '--config',
     configPath,
-  ],
+  ];
+}
+
+const fromSource: NonNullable<DaemonOptions['command']> = (configPath) => ({
+  file: process.execPath,
+  args: daemonFromSource(configPath),
 });
 
 /**

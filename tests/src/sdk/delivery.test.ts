@@ -8,7 +8,15 @@
  */
 import type { BridgeClient, SessionEvent } from '@agent-bridge/bridgeclient';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTcpProxy, type TcpProxy, useDaemon, waitFor, within } from '../harness/index.js';
+import {
+  seededRandom,
+  startTcpProxy,
+  type TcpProxy,
+  testSeed,
+  useDaemon,
+  waitFor,
+  within,
+} from '../harness/index.js';
 import { closeClients, range, sdkClient, seqsOf } from './helpers.js';
 
 // Stored before the reader starts: the replay. The daemon sends a replay
@@ -47,18 +55,6 @@ const throughProxy = () =>
     keepalive: { timeMs: 1_000, timeoutMs: 1_000 },
   });
 
-/** mulberry32: reproducible random numbers, so a failing run can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `n` distinct integers in [from, to], sorted. */
 function pick(rand: () => number, n: number, from: number, to: number): number[] {
   const out = new Set<number>();
@@ -75,8 +71,8 @@ describe('an event stream through 50 connection cuts', () => {
       timeout: 60_000,
     },
     async ({ batch }) => {
-      const seed = Math.floor(Math.random() * 2 ** 32);
-      const rand = random(seed);
+      const seed = testSeed();
+      const rand = seededRandom(seed);
       const direct = sdkClient(bridge); // drives the session, never cut
       const consumer = throughProxy();
       const { sessionId } = await direct.startSession({
