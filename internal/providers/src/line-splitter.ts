@@ -24,13 +24,14 @@ export class LineSplitter {
       const nl = chunk.indexOf(NEWLINE, start);
       if (nl === -1) break;
       if (this.pendingBytes === 0) {
-        this.emitWhole(chunk.subarray(start, nl));
+        // Most lines: decoded straight from the chunk, no Buffer made for them.
+        this.emitWhole(chunk, start, nl);
       } else {
         this.pending.push(chunk.subarray(start, nl));
         const line = Buffer.concat(this.pending, this.pendingBytes + nl - start);
         this.pending = [];
         this.pendingBytes = 0;
-        this.emitWhole(line);
+        this.emitWhole(line, 0, line.length);
       }
       start = nl + 1;
     }
@@ -49,13 +50,12 @@ export class LineSplitter {
     const line = Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
-    this.emitWhole(line);
+    this.emitWhole(line, 0, line.length);
   }
 
-  private emitWhole(line: Buffer): void {
-    let end = line.length;
-    if (end > 0 && line[end - 1] === 0x0d) end--;
-    let start = 0;
+  /** Emits `line[start, end)` as one line, or as continued pieces when it is too long. */
+  private emitWhole(line: Buffer, start: number, end: number): void {
+    if (end > start && line[end - 1] === 0x0d) end--;
     while (end - start > this.maxLineBytes) {
       const cut = utf8Boundary(line, start + this.maxLineBytes);
       this.onLine(line.toString('utf8', start, cut), true);
