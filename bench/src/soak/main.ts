@@ -6,7 +6,9 @@ import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
+  collectGarbage,
   daemonFromSource,
+  heapSnapshotFlags,
   REPO_ROOT,
   seededRandom,
   startBridge,
@@ -15,7 +17,6 @@ import {
 import { fakeProviders } from './agents.js';
 import { parseSoakArgs } from './args.js';
 import { ErrorTally } from './error-tally.js';
-import { collectGarbage, heapSnapshotFlags } from './heap-after-gc.js';
 import { metricsScraper, sumOf } from './metrics-scrape.js';
 import { descendantsOf, leftovers } from './proc-probe.js';
 import { soakChart, writeResults } from './report.js';
@@ -83,7 +84,7 @@ async function main(): Promise<boolean> {
     project: PROJECT,
     config,
     fakeProviders: fakeProviders(),
-    // As the harness runs it from source, plus a way to force a full GC (heap-after-gc.ts).
+    // As the harness runs it from source, plus a way to force a full GC (collectGarbage).
     command: (configPath) => ({
       file: process.execPath,
       args: daemonFromSource(configPath, heapSnapshotFlags(dirname(configPath))),

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   fdCount,
+  heapSnapshotFlags,
   leftoverGroups,
   liveMemoryBytes,
   rssKiB,
@@ -27,7 +28,7 @@ const SAMPLE_EVERY = 100;
 // heap snapshot on SIGUSR2, into the scratch directory, collects first).
 const bridge = useDaemon((scratch) => ({
   env: {
-    NODE_OPTIONS: `--max-old-space-size=64 --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${scratch}`,
+    NODE_OPTIONS: ['--max-old-space-size=64', ...heapSnapshotFlags(scratch)].join(' '),
   },
   config: {
     metrics: { listen: '127.0.0.1:0' },

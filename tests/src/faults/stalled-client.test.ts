@@ -15,6 +15,7 @@
 import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
 import {
+  heapSnapshotFlags,
   type LiveMemory,
   liveMemoryBytes,
   showEvents,
@@ -31,7 +32,7 @@ const READ_FIRST = 5;
 const MiB = 1024 * 1024;
 
 const bridge = useDaemon((scratch) => ({
-  env: { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${scratch}` },
+  env: { NODE_OPTIONS: heapSnapshotFlags(scratch).join(' ') },
   config: { metrics: { listen: '127.0.0.1:0' }, sessions: { event_buffer_size: RING } },
   fakeProviders: { flood: ['flood', '180'] },
 }));

@@ -1,5 +1,6 @@
 export * from './audit.js';
 export * from './client.js';
+export * from './collect-garbage.js';
 export * from './daemon.js';
 export * from './fixture.js';
 export * from './live-memory.js';

@@ -1,8 +1,6 @@
-import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { collectGarbage } from './collect-garbage.js';
 import type { DaemonFixture } from './fixture.js';
 import { scrapeMetrics } from './metrics-scrape.js';
-import { waitFor } from './processes.js';
 
 /** What the daemon's JavaScript keeps alive, in bytes, after a full collection. */
 export interface LiveMemory {
@@ -17,11 +15,9 @@ export interface LiveMemory {
 /**
  * Reads the memory the daemon still holds after a full garbage collection.
  * Garbage not yet collected hides what is live, so this makes the daemon
- * collect first: it must run with NODE_OPTIONS
- * `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=<bridge.scratch>` and a
- * metrics listener. A heap snapshot starts with a full collection and is
- * written on the daemon's event loop, so a scrape answered after the file
- * appears reads what survived it. The snapshot is deleted afterwards.
+ * collect first (see collectGarbage): it must run with the flags of
+ * `heapSnapshotFlags(bridge.scratch)` (in NODE_OPTIONS) and a metrics
+ * listener.
  *
  * Writing a snapshot leaves the daemon's RSS higher for good: read RSS
  * before the first call.
@@ -31,16 +27,8 @@ export async function liveMemoryBytes(bridge: DaemonFixture): Promise<LiveMemory
   if (daemon.metricsPort === undefined) {
     throw new Error('liveMemoryBytes: the daemon has no metrics listener (config metrics.listen)');
   }
-  const snapshots = () => readdirSync(scratch).filter((f) => f.endsWith('.heapsnapshot'));
-  const before = snapshots().length;
-  process.kill(daemon.pid, 'SIGUSR2');
-  await waitFor(
-    `the daemon to write a heap snapshot into ${scratch} (is it started with --heapsnapshot-signal=SIGUSR2 --diagnostic-dir there?)`,
-    () => snapshots().length > before,
-    30_000,
-  );
+  await collectGarbage(daemon.pid, scratch);
   const m = await scrapeMetrics(daemon.metricsPort, pki.ca.certPem, pki.client);
-  for (const f of snapshots()) rmSync(join(scratch, f), { force: true });
   const heap = m.get('nodejs_heap_size_used_bytes');
   const external = m.get('nodejs_external_memory_bytes');
   if (heap === undefined || external === undefined) {

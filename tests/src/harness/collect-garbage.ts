@@ -1,6 +1,6 @@
 import { copyFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from '@agent-bridge/tests/harness';
+import { waitFor } from './processes.js';
 
 /** Node flags that let `collectGarbage` force a full collection in the daemon. */
 export const heapSnapshotFlags = (dir: string) => [
