@@ -98,10 +98,18 @@ async function main(): Promise<boolean> {
   let daemonExit: number | null = null;
   let samples: Sample[] = [];
   let agentGroups = new Set<number>();
+  let renewal: NodeJS.Timeout | undefined;
   try {
     await collectGarbage(pid, daemon.dir);
     const idleBefore = await idlePoint(pid, metrics.scrape);
     const baseline = descendantsOf(pid);
+    // Test tokens live 5 minutes: the calls' metadata gets a fresh one every minute.
+    renewal = setInterval(() => {
+      void bridge.mint().then(
+        (token) => bridge.md.set('authorization', `Bearer ${token}`),
+        (err) => errors.record('token renewal', err, false),
+      );
+    }, 60_000);
     const wl = startWorkload({
       client: bridge.client,
       md: bridge.md,
@@ -227,6 +235,7 @@ async function main(): Promise<boolean> {
     );
     return summary.pass;
   } finally {
+    clearInterval(renewal);
     metrics.close();
     if (workload) await workload.close(20_000).catch((err) => log(`soak: ${err.message}`));
     if (daemon.proc.exitCode === null && daemon.proc.signalCode === null) {

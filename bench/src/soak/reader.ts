@@ -94,13 +94,22 @@ export function startReader(o: ReaderOptions): Reader {
     });
     // 'error' or 'end', whichever comes, settles this stream once.
     let settled = false;
-    const settle = (err?: { code?: number }) => {
+    const settle = (err?: { code?: number; metadata?: Metadata }) => {
       if (settled) return;
       settled = true;
       clearTimeout(cutTimer);
       if (sawEnd || abandoned) return finish();
       if (err?.code === status.CANCELLED && cutByUs) {
         setTimeout(() => open(), between(o.rng, [20, 300]));
+        return;
+      }
+      // The token that opened the stream expired (the daemon ends a stream
+      // with it): resume at once, with the fresh token the metadata now holds.
+      if (
+        err?.code === status.UNAUTHENTICATED &&
+        (err.metadata?.get('bridge-auth-expired').length ?? 0) > 0
+      ) {
+        open();
         return;
       }
       // The stream ended on its own before the session's end: a broken contract.
@@ -111,7 +120,7 @@ export function startReader(o: ReaderOptions): Reader {
       );
       finish();
     };
-    s.on('error', (err: { code?: number }) => settle(err));
+    s.on('error', (err: { code?: number; metadata?: Metadata }) => settle(err));
     s.on('end', () => settle());
     if (stallMs > 0) {
       s.pause();
