@@ -1,6 +1,7 @@
 // pnpm bench: the daemon measured as a black box over gRPC (a real daemon
-// child process, mTLS, a JWT per call), each number next to a reference it
-// cannot beat, measured in the same run on the same machine. See README.md
+// child process, mTLS, a JWT per call), each number next to a reference
+// measured in the same run on the same machine: a ceiling it cannot beat,
+// or a comparison point that says it is one. See README.md
 // for every row. `--quick` runs the same rows at small sizes (CI smoke);
 // BENCH_ONLY=<group>[,<group>] runs some groups only.
 import { capacityRows } from './capacity.js';
