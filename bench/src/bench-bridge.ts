@@ -47,10 +47,13 @@ export interface BenchBridge extends Bridge {
 export async function startBenchBridge(o: {
   file?: string;
   config?: Record<string, unknown>;
+  /** Node flags for the daemon (NODE_OPTIONS), given the scratch directory. */
+  nodeOptions?: (scratch: string) => string[];
 }): Promise<BenchBridge> {
   const scratch = mkdtempSync(join(tmpdir(), 'bridge-bench-'));
   const file = o.file ?? '/dev/null';
   const bridge = await startBridge({
+    ...(o.nodeOptions ? { env: { NODE_OPTIONS: o.nodeOptions(scratch).join(' ') } } : {}),
     project: 'bench',
     config: {
       // The daemon's defaults: no audit file (the test harness turns one on).
