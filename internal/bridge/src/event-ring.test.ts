@@ -94,6 +94,15 @@ describe('EventRing', () => {
     expect(seqs(r, r.oldestSeq, 3)).toEqual([r.oldestSeq, r.oldestSeq + 1, r.oldestSeq + 2]);
   });
 
+  it('keeps most of a small byte bound for events: chunks are at most an eighth of it', () => {
+    const r = ring(100_000, 64 * 1024);
+    for (let i = 1; i <= 300; i++) r.push(ev(i, 'x'.repeat(1000)));
+    const retained = r.read(r.oldestSeq, 1000, Number.POSITIVE_INFINITY)!;
+    // Free room: up to a chunk being filled and one being emptied, and the index.
+    expect(retained.bytes).toBeGreaterThan(0.65 * 64 * 1024);
+    expect(r.byteSize).toBeLessThanOrEqual(64 * 1024);
+  });
+
   it('grows with what arrives instead of reserving room for maxEvents', () => {
     const small = ring(10_000_000, 1 << 30);
     expect(small.byteSize).toBeLessThan(1024);

@@ -8,6 +8,8 @@ const FIRST_INDEX_SLOTS = 32;
 /** Bytes of one index entry: chunk number, offset and length (Uint32 each), flags (Uint8). */
 export const INDEX_BYTES_PER_EVENT = 13;
 const TERMINAL = 1;
+/** The largest chunk of encoded events. */
+const MAX_CHUNK_BYTES = 64 * 1024;
 
 /**
  * A session's bounded event store: at most `maxEvents` events and
@@ -19,7 +21,7 @@ const TERMINAL = 1;
  * memory.
  */
 export class EventRing {
-  private readonly log = new ByteLog();
+  private readonly log: ByteLog;
   private chunkOf: Uint32Array;
   private offsetOf: Uint32Array;
   private lengthOf: Uint32Array;
@@ -35,6 +37,10 @@ export class EventRing {
     private readonly codec: EventCodec,
     private readonly session: SessionIdentity,
   ) {
+    // Memory comes back a whole chunk at a time, so a chunk is at most an
+    // eighth of the byte bound: a small bound is not half spent on a chunk
+    // waiting for its last event to go.
+    this.log = new ByteLog(Math.max(1024, Math.min(MAX_CHUNK_BYTES, Math.floor(maxBytes / 8))));
     const slots = Math.min(FIRST_INDEX_SLOTS, maxEvents);
     this.chunkOf = new Uint32Array(slots);
     this.offsetOf = new Uint32Array(slots);

@@ -1,6 +1,5 @@
-/** The first chunk of a log; each next one doubles, up to MAX_CHUNK_BYTES. */
+/** The first chunk of a log; each next one doubles, up to its largest chunk size. */
 const FIRST_CHUNK_BYTES = 2048;
-const MAX_CHUNK_BYTES = 64 * 1024;
 
 /**
  * Append-only byte storage released from the front: records are copied
@@ -16,6 +15,9 @@ export class ByteLog {
   /** Write position in the newest chunk. */
   private used = 0;
   private held = 0;
+
+  /** `maxChunkBytes`: the largest chunk made for small records. */
+  constructor(private readonly maxChunkBytes: number) {}
 
   /** Bytes of every chunk still held (including the unwritten end of the newest). */
   get bytesHeld(): number {
@@ -76,7 +78,7 @@ export class ByteLog {
     // Small at first, so an idle session holds little; a record larger than
     // a chunk gets a chunk of its own size.
     const last = this.chunks[this.chunks.length - 1];
-    const grown = last ? Math.min(MAX_CHUNK_BYTES, last.length * 2) : FIRST_CHUNK_BYTES;
+    const grown = Math.min(this.maxChunkBytes, last ? last.length * 2 : FIRST_CHUNK_BYTES);
     return Math.max(grown, size);
   }
 }
