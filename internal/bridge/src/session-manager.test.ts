@@ -3,6 +3,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readlinkSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -77,7 +78,19 @@ function setup(
   return { clock, provider, settings, manager, request, start, open, history };
 }
 
-const openFds = () => readdirSync('/proc/self/fd').length;
+/**
+ * Descriptors of this process open on the repository directory: what a
+ * start holds. Counting every descriptor would also count whatever else the
+ * test worker opens or closes meanwhile.
+ */
+const openFds = () =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === root;
+    } catch {
+      return false; // closed while listed
+    }
+  }).length;
 
 /** Waits for `cond`, checked once per turn of the event loop; throws after `ms`. */
 async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
