@@ -1,5 +1,5 @@
-import { Agent, request } from 'node:https';
-import { parseExposition, type TestPki } from '@agent-bridge/tests/harness';
+import { Agent } from 'node:https';
+import { scrapeMetrics, type TestPki } from '@agent-bridge/tests/harness';
 
 type CertAndKey = TestPki['client'];
 
@@ -23,39 +23,6 @@ export function sumOf(m: Exposition, name: string, ...labels: string[]): number 
  */
 export function metricsScraper(port: number, caPem: string, client: CertAndKey) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const scrape = (timeoutMs = 5_000) =>
-    new Promise<Exposition>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/metrics',
-          ca: caPem,
-          servername: 'localhost',
-          cert: client.certPem,
-          key: client.keyPem,
-          agent,
-          timeout: timeoutMs,
-        },
-        (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => {
-            body += d;
-          });
-          res.on('end', () =>
-            res.statusCode === 200
-              ? resolve(parseExposition(body))
-              : reject(new Error(`metrics scrape: HTTP ${res.statusCode}`)),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () =>
-        req.destroy(new Error(`metrics scrape: no answer in ${timeoutMs} ms`)),
-      );
-      req.on('error', reject);
-      req.end();
-    });
+  const scrape = (): Promise<Exposition> => scrapeMetrics(port, caPem, client, agent);
   return { scrape, close: () => agent.destroy() };
 }

@@ -1,4 +1,4 @@
-import { request } from 'node:https';
+import { type Agent, request } from 'node:https';
 import type { CertAndKey } from '@agent-bridge/pki';
 import { within } from './processes.js';
 
@@ -9,12 +9,16 @@ export interface Scrape {
   body: string;
 }
 
-/** GET https://127.0.0.1:<port><path> with `client`'s certificate (none when undefined). */
+/**
+ * GET https://127.0.0.1:<port><path> with `client`'s certificate (none when
+ * undefined); a new connection each time unless a keep-alive `agent` is given.
+ */
 export function scrape(
   port: number,
   caPem: string,
   client?: CertAndKey,
   path = '/metrics',
+  agent?: Agent,
 ): Promise<Scrape> {
   return within(
     `a scrape of ${path}`,
@@ -27,7 +31,7 @@ export function scrape(
           ca: caPem,
           servername: 'localhost',
           ...(client ? { cert: client.certPem, key: client.keyPem } : {}),
-          agent: false,
+          agent: agent ?? false,
         },
         (res) => {
           let body = '';
@@ -71,8 +75,9 @@ export async function scrapeMetrics(
   port: number,
   caPem: string,
   client: CertAndKey,
+  agent?: Agent,
 ): Promise<Map<string, number>> {
-  const res = await scrape(port, caPem, client);
+  const res = await scrape(port, caPem, client, '/metrics', agent);
   if (res.status !== 200) throw new Error(`metrics scrape answered ${res.status}: ${res.body}`);
   return parseExposition(res.body);
 }
