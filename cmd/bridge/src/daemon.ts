@@ -1,5 +1,5 @@
 import { JwtVerifier, loadIssuerKeys } from '@agent-bridge/auth';
-import { type Audit, SessionManager } from '@agent-bridge/bridge';
+import { type Audit, DENY_ALL, SessionManager } from '@agent-bridge/bridge';
 import { type BridgeConfig, compileRedactPattern } from '@agent-bridge/config';
 import { type BridgeMetrics, createBridgeMetrics } from '@agent-bridge/metrics';
 import type { Provider } from '@agent-bridge/providers';
@@ -65,6 +65,17 @@ export async function startDaemon({
       maxInputBytes: config.input.maxSizeBytes,
       allowedPaths: config.allowedPaths,
       startupTimeoutMs: (id) => config.providers[id]?.startupTimeoutMs ?? 30_000,
+      permissionPolicy: (id) => {
+        const p = config.providers[id];
+        return p
+          ? {
+              mode: p.permissions,
+              timeoutMs: p.permissionTimeoutMs,
+              fallback: p.permissionDefault,
+              autoAllow: p.autoAllow,
+            }
+          : DENY_ALL;
+      },
     },
     providers,
     logger,

@@ -12,8 +12,15 @@ export { type EventCodec, jsonEventCodec, type SessionIdentity } from './event-c
 export { type EventObserver, noEventObserver } from './event-observer.js';
 export { EventRedactor } from './event-redactor.js';
 export { EventSlice, type SliceParts } from './event-slice.js';
+export { DENY_ALL, type PermissionPolicy } from './permission-policy.js';
 export { createRedactor, REDACTED, type Redactor, SecretRedactor } from './redactor.js';
 export { SessionManager } from './session-manager.js';
 export type { EventStream } from './subscriptions.js';
 export { type BucketLimit, TokenBuckets } from './token-buckets.js';
-export type { Caller, SessionCensus, SessionSnapshot, SessionStatus } from './types.js';
+export type {
+  Caller,
+  PermissionAnswer,
+  SessionCensus,
+  SessionSnapshot,
+  SessionStatus,
+} from './types.js';

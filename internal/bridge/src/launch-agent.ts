@@ -55,6 +55,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       emit: (ev) => {
         if (!session.ended) session.append(ev);
       },
+      askPermission: (ask) => session.permissions.ask(ask),
       signal,
     });
     // Not released before the provider is done with it, even when this

@@ -2,9 +2,10 @@ import type { Audit, AuditIdentity } from './audit.js';
 import type { BridgeEvent } from './event.js';
 
 /**
- * The audit records a session's own events imply: its agent started, it
- * stopped or failed (with why), and each permission request the agent made
- * and how the provider's policy answered it. Everything else is not audited.
+ * The audit records a session's own events imply: its agent started, and
+ * it stopped or failed (with why). Permission decisions are audited by the
+ * session's PermissionGate, which knows who decided. Everything else is not
+ * audited.
  */
 export function auditEvent(audit: Audit, ev: BridgeEvent, startedBy?: AuditIdentity): void {
   const base = {
@@ -35,18 +36,6 @@ export function auditEvent(audit: Audit, ev: BridgeEvent, startedBy?: AuditIdent
         ...base,
       });
       return;
-    case 'TOOL_CALL': {
-      const decision = data.permission;
-      if (typeof decision !== 'string') return;
-      audit({
-        kind: 'permission',
-        outcome: decision === 'allow' ? 'allow' : 'deny',
-        reason: `permission_${decision}`,
-        detail: typeof data.name === 'string' ? data.name : ev.text,
-        ...base,
-      });
-      return;
-    }
     default:
       return;
   }

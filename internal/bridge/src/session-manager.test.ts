@@ -280,6 +280,8 @@ describe('SessionManager: start', () => {
 
   it('keeps the checked directory open for a spawn that comes after the start-up timed out', async () => {
     const { clock, manager, provider, request } = setup();
+    // An earlier test's start may still be letting go of the directory.
+    await until(() => openFds() === 0, 'earlier tests to release the directory');
     const before = openFds();
     const release = provider.holdSpawn();
     const called = provider.nextStart();

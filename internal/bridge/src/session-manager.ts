@@ -22,13 +22,20 @@ import type {
   Caller,
   CoreSettings,
   Logger,
+  PermissionAnswer,
   SessionCensus,
   SessionCounts,
   SessionSnapshot,
   SessionStatus,
   StartRequest,
 } from './types.js';
-import { checkSessionId, checkSubscriberId, preview, refusedOptions } from './validate.js';
+import {
+  checkPermissionAnswer,
+  checkSessionId,
+  checkSubscriberId,
+  preview,
+  refusedOptions,
+} from './validate.js';
 
 export interface SessionManagerDeps {
   settings: CoreSettings;
@@ -195,18 +202,16 @@ export class SessionManager {
     checkLimits(this.sessions.values(), req.projectId, this.deps.settings);
     const request = { ...req, agentOpts: { ...req.agentOpts } };
     const { settings, logger } = this.deps;
-    const session = new Session(
-      request,
-      workspace.path,
-      provider,
+    const session = new Session(request, workspace.path, provider, {
       settings,
-      this.secrets,
-      this.clock,
-      this.deps.audit ?? noAudit,
-      this.deps.observer ?? noEventObserver,
-      this.deps.codec ?? jsonEventCodec,
-      caller,
-    );
+      secrets: this.secrets,
+      clock: this.clock,
+      timers: this.timers,
+      audit: this.deps.audit ?? noAudit,
+      observer: this.deps.observer ?? noEventObserver,
+      codec: this.deps.codec ?? jsonEventCodec,
+      startedBy: caller,
+    });
     this.sessions.set(req.sessionId, session);
     const startupTimeoutMs = settings.startupTimeoutMs(req.provider);
     session.started = launchAgent(session, {
@@ -314,7 +319,17 @@ export class SessionManager {
         'interrupt_unsupported',
       );
     }
-    return agent.interrupt();
+    const result = agent.interrupt();
+    // Requests of the interrupted turn get the fallback; the agent has been told to stop first.
+    s.permissions.settleAll('interrupt');
+    return result;
+  }
+
+  /** A client's answer to a permission request; returns the seq of PERMISSION_RESOLVED. */
+  respondPermission(caller: Caller, answer: PermissionAnswer): number {
+    const s = this.find(caller, answer.sessionId);
+    checkPermissionAnswer(answer);
+    return s.permissions.respond(answer.requestId, answer.decision, answer.reason, caller);
   }
 
   /** Opens a reader; see Subscriptions.open. */

@@ -1,6 +1,6 @@
 import type { AgentEvent, AgentHandle, ExitInfo, Provider } from '@agent-bridge/providers';
 import type { Audit } from './audit.js';
-import type { Clock } from './clock.js';
+import type { Clock, Timers } from './clock.js';
 import { CursorStore } from './cursors.js';
 import { precondition } from './errors.js';
 import type { BridgeEvent } from './event.js';
@@ -9,6 +9,7 @@ import type { EventObserver } from './event-observer.js';
 import { EventRedactor } from './event-redactor.js';
 import { EventRing } from './event-ring.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
+import { PermissionGate } from './permission-gate.js';
 import type { SecretRedactor } from './redactor.js';
 import { auditEvent } from './session-audit.js';
 import type {
@@ -20,6 +21,20 @@ import type {
 } from './types.js';
 
 export type StopReason = 'stop_requested' | 'idle_timeout' | 'shutdown';
+
+/** What a session is built with, besides what it runs. */
+export interface SessionDeps {
+  settings: CoreSettings;
+  secrets: SecretRedactor;
+  clock: Clock;
+  /** Permission request timeouts. */
+  timers: Timers;
+  audit: Audit;
+  observer: EventObserver;
+  codec: EventCodec;
+  /** Who started the session, named in its audit records. */
+  startedBy?: Caller | undefined;
+}
 
 /** Characters of stored (redacted) stderr kept for the failure event's `stderr_tail`. */
 const STDERR_TAIL_CHARS = 4096;
@@ -41,6 +56,8 @@ export class Session {
   readonly ring: EventRing;
   readonly cursors: CursorStore;
   readonly inputKeys = new IdempotencyKeys();
+  /** The agent's permission requests and their answers. */
+  readonly permissions: PermissionGate;
   readonly createdAt: number;
   /** Settles when start-up has finished (either way); identical retries and stops wait on it. */
   started: Promise<void> | undefined;
@@ -61,19 +78,22 @@ export class Session {
   /** The end of the session's stderr as stored, so already redacted. */
   private stderrTail = '';
 
+  private readonly clock: Clock;
+  private readonly audit: Audit;
+  private readonly observer: EventObserver;
+  private readonly startedBy: Caller | undefined;
+
   constructor(
     readonly request: StartRequest,
     readonly repoPath: string,
     readonly provider: Provider,
-    settings: CoreSettings,
-    secrets: SecretRedactor,
-    private readonly clock: Clock,
-    private readonly audit: Audit,
-    private readonly observer: EventObserver,
-    codec: EventCodec,
-    /** Who started the session, named in its audit records. */
-    private readonly startedBy?: Caller,
+    deps: SessionDeps,
   ) {
+    const { settings, codec } = deps;
+    this.clock = deps.clock;
+    this.audit = deps.audit;
+    this.observer = deps.observer;
+    this.startedBy = deps.startedBy;
     this.ring = new EventRing(settings.eventBufferSize, settings.eventBufferBytes, codec, {
       sessionId: request.sessionId,
       projectId: request.projectId,
@@ -81,8 +101,18 @@ export class Session {
     });
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
     this.stopGracePeriodMs = settings.stopGracePeriodMs;
-    this.redaction = new EventRedactor(secrets);
-    this.createdAt = clock.now();
+    this.redaction = new EventRedactor(deps.secrets);
+    this.permissions = new PermissionGate({
+      policy: settings.permissionPolicy(request.provider),
+      clock: deps.clock,
+      timers: deps.timers,
+      record: (ev) => this.append(ev).seq,
+      audit: deps.audit,
+      sessionId: request.sessionId,
+      projectId: request.projectId,
+      startedBy: deps.startedBy,
+    });
+    this.createdAt = this.clock.now();
     this.lastActivity = this.createdAt;
   }
 
@@ -226,6 +256,8 @@ export class Session {
     if (this.ended) return Promise.resolve();
     if (this.stopping && !force) return this.stopping;
     this.stopReason ??= reason;
+    // The agent is going: nothing it asks now waits for an answer.
+    this.permissions.settleAll(this.stopReason === 'shutdown' ? 'shutdown' : 'stop');
     if (this.state === 'STARTING') this.startup.abort(new StoppedDuringStartup(this.stopReason));
     this.state = 'STOPPING';
     this.stopping = this.stopAgent(force);
@@ -250,6 +282,7 @@ export class Session {
    */
   finish(exit: ExitInfo): void {
     if (this.ended) return;
+    this.permissions.settleAll('exit');
     for (const held of this.redaction.flush()) this.store(held);
     this.exitCode = exit.exitCode ?? undefined;
     this.exitSignal = exit.signal ?? '';
@@ -276,6 +309,7 @@ export class Session {
   /** Marks the session failed with a terminal event. */
   fail(error: string, data: Record<string, unknown>): void {
     if (this.ended) return;
+    this.permissions.settleAll('exit');
     this.state = 'FAILED';
     this.error = error;
     this.endedAt ??= this.clock.now();

@@ -1,4 +1,6 @@
+import type { PermissionDecision } from '@agent-bridge/providers';
 import type { AuditIdentity } from './audit.js';
+import type { PermissionPolicy } from './permission-policy.js';
 
 /** Who is calling, as established by authentication. */
 export interface Caller {
@@ -26,6 +28,14 @@ export interface SessionSnapshot {
   oldestSeq: number;
   lastSeq: number;
   subscriberCount: number;
+}
+
+/** A client's answer to a permission request (RespondPermission). */
+export interface PermissionAnswer {
+  sessionId: string;
+  requestId: string;
+  decision: PermissionDecision;
+  reason: string;
 }
 
 export interface StartRequest {
@@ -87,6 +97,10 @@ export interface CoreSettings {
   retentionMs: number;
   /** How long a cursor lives with no ack and no open stream. */
   subscriberTtlMs: number;
+
+  // Who decides.
+  /** Per provider: how the agent's permission requests are decided. */
+  permissionPolicy: (providerId: string) => PermissionPolicy;
 }
 
 /** The subset of pino's API the core uses. */

@@ -1,6 +1,7 @@
-import type { OptionRefusal } from '@agent-bridge/providers';
+import { type OptionRefusal, PERMISSION_DECISIONS } from '@agent-bridge/providers';
 import { invalid } from './errors.js';
 import { redactSecrets } from './redactor.js';
+import type { PermissionAnswer } from './types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SUBSCRIBER = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -47,4 +48,30 @@ export function refusedOptions(
   return r.refused === 'key'
     ? `agent_opts key ${preview(r.key)} ${r.rule}`
     : `agent_opts ${preview(r.key)}: value ${preview(options[r.key] ?? '')} ${r.rule}`;
+}
+
+const MAX_REQUEST_ID_BYTES = 128;
+const MAX_REASON_BYTES = 1024;
+
+/** Checks a RespondPermission's request id, decision and reason (the session id is checked on lookup). */
+export function checkPermissionAnswer(a: PermissionAnswer): void {
+  if (a.requestId === '' || Buffer.byteLength(a.requestId, 'utf8') > MAX_REQUEST_ID_BYTES) {
+    throw invalid(
+      `request_id must be 1-${MAX_REQUEST_ID_BYTES} bytes (the request_id of a PERMISSION_REQUESTED event)`,
+      'permission_request_id_invalid',
+    );
+  }
+  if (!PERMISSION_DECISIONS.includes(a.decision)) {
+    throw invalid(
+      `decision must be one of ${PERMISSION_DECISIONS.join(', ')}, got ${preview(a.decision)}`,
+      'permission_decision_invalid',
+    );
+  }
+  const reasonBytes = Buffer.byteLength(a.reason, 'utf8');
+  if (reasonBytes > MAX_REASON_BYTES) {
+    throw invalid(
+      `reason is ${reasonBytes} bytes; the limit is ${MAX_REASON_BYTES}`,
+      'permission_reason_too_long',
+    );
+  }
 }

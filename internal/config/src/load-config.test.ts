@@ -170,6 +170,9 @@ logging:
       turnTimeoutMs: 600_000,
       emitRaw: false,
       permissions: 'deny',
+      permissionTimeoutMs: 300_000,
+      permissionDefault: 'deny',
+      autoAllow: [],
       allowedOpts: undefined,
       defaultOpts: {},
       isolateHome: false,
@@ -213,8 +216,37 @@ logging:
     expect(
       problems(`${MINIMAL}\nproviders:\n  x:\n    permissions: maybe\n    emit_raw: "yes"\n`),
     ).toEqual([
-      '13: providers.x.permissions: must be "deny" or "allow", got "maybe"',
+      '13: providers.x.permissions: must be "deny", "allow" or "ask", got "maybe"',
       '14: providers.x.emit_raw: must be true or false, got string "yes"',
+    ]);
+  });
+
+  it('reads the approval gate settings, and refuses an auto_allow that would allow everything', () => {
+    const c = parseConfig(
+      `${MINIMAL}\nproviders:\n  claude:\n    permissions: ask\n    permission_timeout: 90s\n    permission_default: allow\n    auto_allow: [Read, "mcp__docs__*"]\n  codex: {}\n`,
+      { baseDir: '/x' },
+    ).config;
+    expect(c.providers.claude).toMatchObject({
+      permissions: 'ask',
+      permissionTimeoutMs: 90_000,
+      permissionDefault: 'allow',
+      autoAllow: ['Read', 'mcp__docs__*'],
+    });
+    expect(c.providers.codex).toMatchObject({
+      permissions: 'deny',
+      permissionTimeoutMs: 300_000,
+      permissionDefault: 'deny',
+      autoAllow: [],
+    });
+    expect(
+      problems(
+        `${MINIMAL}\nproviders:\n  x:\n    auto_allow: ["*", ""]\n    permission_default: ask\n    permission_timeout: 10ms\n`,
+      ),
+    ).toEqual([
+      '13: providers.x.auto_allow[0]: would allow every tool; write permissions: allow instead',
+      '13: providers.x.auto_allow[1]: must not be empty',
+      '14: providers.x.permission_default: must be "deny" or "allow", got "ask"',
+      '15: providers.x.permission_timeout: must be at least 1000ms, got "10ms"',
     ]);
   });
 
@@ -226,7 +258,7 @@ logging:
       '11: servr: unknown key (known keys: server, tls, metrics, auth, rate_limits, sessions, input, providers, allowed_paths, logging)',
     ]);
     expect(problems(`${MINIMAL}\nproviders:\n  x:\n    binry: y\n`)).toEqual([
-      '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, allowed_opts, default_opts, isolate_home, health_ttl, probe_timeout)',
+      '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, permission_timeout, permission_default, auto_allow, allowed_opts, default_opts, isolate_home, health_ttl, probe_timeout)',
     ]);
     expect(
       problems(MINIMAL.replace('key_path: keys/prd.pub', 'key_path: keys/prd.pub\n      kid: c')),

@@ -130,6 +130,13 @@ const INPUT: Table<BridgeConfig['input']> = {
   maxSizeBytes: ['max_size_bytes', byteSize(65_536, 1)],
 };
 
+/** An `auto_allow` entry: a tool name, `*` for any run of characters; not `*` alone (use `permissions: allow`). */
+function toolPattern(p: string): string | undefined {
+  if (p.trim() === '') return 'must not be empty';
+  if (/^\*+$/.test(p)) return 'would allow every tool; write permissions: allow instead';
+  return undefined;
+}
+
 const PROVIDER: Table<ProviderConfig> = {
   // Left unset when absent: the provider registry owns the adapters and their defaults.
   adapter: ['adapter', optional(text(''))],
@@ -145,7 +152,16 @@ const PROVIDER: Table<ProviderConfig> = {
   ],
   turnTimeoutMs: ['turn_timeout', duration('10m', 1000)],
   emitRaw: ['emit_raw', bool(false)],
-  permissions: ['permissions', oneOf('deny', ['deny', 'allow'], '"deny" or "allow"')],
+  permissions: [
+    'permissions',
+    oneOf('deny', ['deny', 'allow', 'ask'] as const, '"deny", "allow" or "ask"'),
+  ],
+  permissionTimeoutMs: ['permission_timeout', duration('5m', 1000)],
+  permissionDefault: [
+    'permission_default',
+    oneOf('deny', ['deny', 'allow'] as const, '"deny" or "allow"'),
+  ],
+  autoAllow: ['auto_allow', strings(toolPattern)],
   allowedOpts: ['allowed_opts', optional(openMap(strings()))],
   defaultOpts: ['default_opts', openMap(text())],
   isolateHome: ['isolate_home', bool(false)],

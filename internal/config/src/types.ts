@@ -109,8 +109,17 @@ export interface ProviderConfig {
   turnTimeoutMs: number;
   /** Also keep every raw protocol line as a STDOUT event. */
   emitRaw: boolean;
-  /** How tool permission / approval requests from the agent are answered. */
-  permissions: 'deny' | 'allow';
+  /**
+   * How the agent's requests to use a tool are decided: by this policy
+   * (allow, deny) or by a client's RespondPermission (ask).
+   */
+  permissions: 'deny' | 'allow' | 'ask';
+  /** With `ask`: how long a request waits for an answer. */
+  permissionTimeoutMs: number;
+  /** The answer nobody gave: on timeout, interrupt, stop, shutdown or agent exit. */
+  permissionDefault: 'deny' | 'allow';
+  /** Tool names (`*` = any run of characters) answered allow without asking, whatever `permissions` says. */
+  autoAllow: string[];
   /**
    * agent_opts a client may set and the values allowed for each ("*" = any
    * value of the option's syntax). Undefined: the adapter's safe defaults.

@@ -5,6 +5,11 @@
 // the assistant message, and a result with usage). Each input is answered
 // with a short reply that quotes it, streamed a few words at a time. A
 // message containing "slow" streams slowly, so an interrupt can land.
+// A line "/tool <Name> <argument>" in a message makes the turn ask to use
+// that tool first (a tool_use block, then a can_use_tool control request)
+// and wait for the answer. Nothing is ever executed: an allowed tool's
+// result only says what would have run, so the built-in provider can never
+// act on the host.
 // It ignores its claude-style flags, exits when stdin closes or on SIGTERM.
 import { randomUUID } from 'node:crypto';
 
@@ -13,15 +18,63 @@ const sessionId = argValue('--session-id') ?? randomUUID();
 let turn = 0;
 let current; // { cancelled: boolean } while a turn streams
 const queue = [];
+/** Control requests sent to the bridge, by request_id, waiting for their control_response. */
+const asked = new Map();
+let lastAsk = 0;
 
 function argValue(flag) {
   const i = process.argv.indexOf(flag);
   return i === -1 ? undefined : process.argv[i + 1];
 }
 
-function reply(text) {
+function reply(text, toolNote) {
   const words = text.trim() === '' ? 0 : text.trim().split(/\s+/).length;
-  return `mock[${turn}]: received "${text}" (${text.length} characters, ${words} words). done`;
+  const note = toolNote ? ` ${toolNote}.` : '';
+  return `mock[${turn}]:${note} received "${text}" (${text.length} characters, ${words} words). done`;
+}
+
+/** Asks the bridge whether the tool may run; resolves with claude's permission answer. */
+function canUseTool(name, input, toolUseId) {
+  const requestId = `mock_req_${++lastAsk}`;
+  out({
+    type: 'control_request',
+    request_id: requestId,
+    request: { subtype: 'can_use_tool', tool_name: name, input, tool_use_id: toolUseId },
+  });
+  return new Promise((resolve) => asked.set(requestId, resolve));
+}
+
+/** The tool step of a turn whose message has a "/tool" line; returns what the reply says of it. */
+async function useTool(name, arg) {
+  const toolUseId = `toolu_mock_${turn}`;
+  const input = name === 'Bash' ? { command: arg } : { file_path: arg };
+  out({
+    type: 'assistant',
+    message: {
+      id: `msg_mock_${turn}_tool`,
+      type: 'message',
+      role: 'assistant',
+      model: 'mock',
+      content: [{ type: 'tool_use', id: toolUseId, name, input }],
+    },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+  });
+  const answer = await canUseTool(name, input, toolUseId);
+  const allowed = answer?.behavior === 'allow';
+  const content = allowed
+    ? `(mock) ${name} would have run with ${JSON.stringify(arg)}; the mock executes nothing`
+    : String(answer?.message ?? 'denied');
+  out({
+    type: 'user',
+    message: {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: toolUseId, content, is_error: !allowed }],
+    },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+  });
+  return allowed ? `${name} was allowed` : `${name} was denied (${content})`;
 }
 
 async function runTurn(text) {
@@ -39,7 +92,9 @@ async function runTurn(text) {
     claude_code_version: 'mock',
     tools: [],
   });
-  const full = reply(text);
+  const tool = /^\/tool (\S+)(?: +(.*))?$/m.exec(text);
+  const toolNote = tool ? await useTool(tool[1], tool[2] ?? '') : undefined;
+  const full = reply(text, toolNote);
   const pieces = full.match(/\S+\s*/g) ?? [full];
   const delay = text.includes('slow') ? 200 : 2;
   let sent = '';
@@ -99,6 +154,12 @@ function onLine(line) {
   try {
     msg = JSON.parse(line);
   } catch {
+    return;
+  }
+  if (msg.type === 'control_response') {
+    const answered = asked.get(msg.response?.request_id);
+    asked.delete(msg.response?.request_id);
+    answered?.(msg.response?.response);
     return;
   }
   if (msg.type === 'control_request') {

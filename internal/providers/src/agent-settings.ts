@@ -6,8 +6,6 @@ export interface AgentSettings {
   turnTimeoutMs?: number;
   /** Also keep every raw protocol line as a STDOUT event. */
   emitRaw?: boolean;
-  /** How the agent's permission and approval requests are answered. */
-  permissions?: 'deny' | 'allow';
   /** agent_opts clients may set, narrowed from the adapter's safe defaults. */
   allowedOpts?: Record<string, string[]> | undefined;
   /** Options applied when the client sets none; the only place for dangerous modes. */

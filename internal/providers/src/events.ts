@@ -13,7 +13,9 @@ export type EventType =
   | 'TOOL_CALL'
   | 'TOOL_RESULT'
   | 'TURN_COMPLETED'
-  | 'AGENT_ERROR';
+  | 'AGENT_ERROR'
+  | 'PERMISSION_REQUESTED'
+  | 'PERMISSION_RESOLVED';
 
 export type EventStream = 'system' | 'stdout' | 'stderr';
 

@@ -3,6 +3,13 @@ export { resolveBinary } from './binary-probe.js';
 export { ClaudeProvider } from './claude/claude-provider.js';
 export { CodexProvider } from './codex/codex-provider.js';
 export type { AgentEvent, EventData, EventStream, EventType } from './events.js';
+export {
+  type AskPermission,
+  PERMISSION_DECISIONS,
+  type PermissionAsk,
+  type PermissionDecision,
+  type PermissionVerdict,
+} from './permission.js';
 export { LineSplitter } from './line-splitter.js';
 export { LiveProcessGroups, trackingSpawner } from './live-process-groups.js';
 export { MOCK_AGENT_PATH, MockProvider } from './mock-provider.js';

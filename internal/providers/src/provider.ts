@@ -1,4 +1,5 @@
 import type { AgentEvent } from './events.js';
+import type { AskPermission } from './permission.js';
 import type { ExitInfo } from './supervised-process.js';
 
 /** What an adapter can do; reported by ListProviders. */
@@ -45,6 +46,12 @@ export interface SessionSpec {
   spawned(pid: number): void;
   /** Receives every event the agent produces, in order. Must not throw. */
   emit(event: AgentEvent): void;
+  /**
+   * Puts the agent's request to use a tool to whoever decides for the
+   * session (the provider's `permissions` policy, or a client). The answer
+   * may take minutes; it always comes.
+   */
+  askPermission: AskPermission;
   /** Aborted when the start-up must be abandoned (startup timeout, a stop, shutdown): give up and leave no process. */
   signal: AbortSignal;
 }

@@ -113,6 +113,7 @@ async function start(p: TestProvider, startupMs = 10_000, cwd = repo) {
     spawned: () => {},
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(startupMs),
+    askPermission: async () => ({ decision: 'deny', decidedBy: 'policy', reason: '' }),
   } satisfies SessionSpec);
   return { handle, events };
 }

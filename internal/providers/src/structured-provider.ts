@@ -6,6 +6,7 @@ import { childEnv } from './child-env.js';
 import type { AgentEvent } from './events.js';
 import type { JsonObject } from './json-value.js';
 import { OptionPolicy, type OptionSpecs } from './option-policy.js';
+import type { AskPermission } from './permission.js';
 import { MAX_PROTOCOL_LINE_BYTES, protocolLineReader } from './protocol-lines.js';
 import type {
   AgentHandle,
@@ -51,8 +52,8 @@ export interface DriverContext {
   readonly spec: SessionSpec;
   /** Config defaults overlaid by the client's validated agent_opts. */
   readonly options: Readonly<Record<string, string>>;
-  /** How to answer the agent's permission and approval requests. */
-  readonly permissions: 'deny' | 'allow';
+  /** Asks for a decision on the agent's permission and approval requests (the session's gate). */
+  readonly askPermission: AskPermission;
   /** The session's turns: the driver announces, begins and completes them here. */
   readonly turns: TurnEngine;
   /** Writes one JSON message as a line on the agent's stdin. Throws InputClosedError. */
@@ -174,7 +175,7 @@ export abstract class StructuredProvider implements Provider {
     const driver = this.createDriver({
       spec,
       options,
-      permissions: this.opts.permissions ?? 'deny',
+      askPermission: spec.askPermission,
       turns,
       emit,
       writeJson: (msg) => {

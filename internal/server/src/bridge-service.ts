@@ -17,6 +17,7 @@ import type {
   InterruptTurnResponse,
   ListProvidersResponse,
   ListSessionsResponse,
+  RespondPermissionResponse,
   SendInputResponse,
   StartSessionResponse,
   StopSessionResponse,
@@ -30,6 +31,7 @@ import {
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import {
+  fromProtoDecision,
   fromProtoStatus,
   providerHealthError,
   toProtoAuthState,
@@ -256,6 +258,20 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
     interruptTurn: unary(
       'InterruptTurn',
       (caller, req): Promise<InterruptTurnResponse> => manager.interrupt(caller, req.sessionId),
+    ),
+
+    respondPermission: unary(
+      'RespondPermission',
+      (caller, req): RespondPermissionResponse => ({
+        seq: BigInt(
+          manager.respondPermission(caller, {
+            sessionId: req.sessionId,
+            requestId: req.requestId,
+            decision: fromProtoDecision(req.decision),
+            reason: req.reason,
+          }),
+        ),
+      }),
     ),
 
     streamEvents: stream('StreamEvents', SINGLE, (call, slice, suffix) => {

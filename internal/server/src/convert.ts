@@ -2,6 +2,7 @@ import type { BridgeEvent, SessionSnapshot, SessionStatus } from '@agent-bridge/
 import {
   EventType,
   type GetSessionResponse,
+  PermissionDecision,
   SessionStatus as ProtoStatus,
   ProviderAuthState,
   type SessionEvent,
@@ -9,6 +10,7 @@ import {
 import type {
   AuthState,
   EventType as CoreEventType,
+  PermissionDecision as CorePermissionDecision,
   ProviderStatus,
 } from '@agent-bridge/providers';
 
@@ -27,6 +29,8 @@ const EVENT_TYPES: Record<CoreEventType, EventType> = {
   TOOL_RESULT: EventType.EVENT_TYPE_TOOL_RESULT,
   TURN_COMPLETED: EventType.EVENT_TYPE_TURN_COMPLETED,
   AGENT_ERROR: EventType.EVENT_TYPE_AGENT_ERROR,
+  PERMISSION_REQUESTED: EventType.EVENT_TYPE_PERMISSION_REQUESTED,
+  PERMISSION_RESOLVED: EventType.EVENT_TYPE_PERMISSION_RESOLVED,
 };
 
 const CORE_EVENT_TYPES = new Map<EventType, CoreEventType>(
@@ -124,4 +128,18 @@ function seqFromWire(v: bigint): number {
 
 export function providerHealthError(st: ProviderStatus): string {
   return st.available ? '' : st.error;
+}
+
+const DECISIONS = new Map<PermissionDecision, CorePermissionDecision>([
+  [PermissionDecision.PERMISSION_DECISION_ALLOW_ONCE, 'allow_once'],
+  [PermissionDecision.PERMISSION_DECISION_ALLOW_SESSION, 'allow_session'],
+  [PermissionDecision.PERMISSION_DECISION_DENY, 'deny'],
+]);
+
+/**
+ * The core's decision for a RespondPermission's; "" for UNSPECIFIED or an
+ * unknown number, which the core refuses as INVALID_ARGUMENT.
+ */
+export function fromProtoDecision(d: PermissionDecision): CorePermissionDecision {
+  return DECISIONS.get(d) ?? ('' as CorePermissionDecision);
 }

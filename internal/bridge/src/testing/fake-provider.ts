@@ -2,6 +2,7 @@ import { readlinkSync } from 'node:fs';
 import {
   type AgentEvent,
   type AgentHandle,
+  type AskPermission,
   type ExitInfo,
   InputClosedError,
   type OptionRefusal,
@@ -31,6 +32,8 @@ export class FakeAgent implements AgentHandle {
     readonly pid: number,
     private readonly output: (event: AgentEvent) => void,
     interruptible: boolean,
+    /** Asks the session's permission gate, as a driver does for its agent. */
+    readonly ask: AskPermission = () => Promise.reject(new Error('no permission gate')),
   ) {
     this.exited = new Promise((resolve) => {
       this.resolveExit = resolve;
@@ -141,7 +144,12 @@ export class FakeProvider implements Provider {
       await this.gate;
       throw new SpawnError('fake-agent: not found', 'ENOENT');
     }
-    const agent = new FakeAgent(++this.nextPid, (ev) => spec.emit(ev), this.capabilities.interrupt);
+    const agent = new FakeAgent(
+      ++this.nextPid,
+      (ev) => spec.emit(ev),
+      this.capabilities.interrupt,
+      (ask) => spec.askPermission(ask),
+    );
     this.agents.push(agent);
     spec.spawned(agent.pid);
     // Like a real provider, a start-up abandoned while it waits kills its agent and gives up.

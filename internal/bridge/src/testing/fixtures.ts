@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { noAudit } from '../audit.js';
-import type { Clock } from '../clock.js';
+import { type Clock, systemTimers } from '../clock.js';
 import { BridgeError } from '../errors.js';
 import type { BridgeEvent } from '../event.js';
 import { jsonEventCodec } from '../event-codec.js';
 import { noEventObserver } from '../event-observer.js';
 import type { EventSlice } from '../event-slice.js';
+import { DENY_ALL } from '../permission-policy.js';
 import { SecretRedactor } from '../redactor.js';
 import { Session } from '../session.js';
 import type { CoreSettings, Logger } from '../types.js';
@@ -26,6 +27,7 @@ export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSetting
     maxInputBytes: 64,
     allowedPaths: [],
     startupTimeoutMs: () => 5000,
+    permissionPolicy: () => DENY_ALL,
     ...overrides,
   };
 }
@@ -41,17 +43,15 @@ export function newSession(clock: Clock, overrides: Partial<CoreSettings> = {}):
     provider: 'fake',
     agentOpts: {},
   };
-  return new Session(
-    request,
-    '/repo',
-    new FakeProvider(),
-    testSettings(overrides),
-    new SecretRedactor(),
+  return new Session(request, '/repo', new FakeProvider(), {
+    settings: testSettings(overrides),
+    secrets: new SecretRedactor(),
     clock,
-    noAudit,
-    noEventObserver,
-    jsonEventCodec,
-  );
+    timers: systemTimers,
+    audit: noAudit,
+    observer: noEventObserver,
+    codec: jsonEventCodec,
+  });
 }
 
 /** `promise`, or a failure naming `what` if it has not settled within `ms`. */

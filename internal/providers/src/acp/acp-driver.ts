@@ -2,12 +2,13 @@ import type { EventData } from '../events.js';
 import { JSON_RPC, JsonRpcPeer } from '../json-rpc-peer.js';
 import { isRecord, type JsonObject, obj, str } from '../json-value.js';
 import { RequestError } from '../pending-requests.js';
+import { summarizeInput } from '../permission.js';
 import type { DriverContext, ProtocolDriver } from '../structured-provider.js';
 import { InputClosedError } from '../supervised-process.js';
 import type { Turn } from '../turn-engine.js';
 import { type AcpAgent, type HandshakeOptions, openAcpSession } from './acp-handshake.js';
 import { ACP_METHODS, type NewSessionInfo } from './acp-schema.js';
-import { answerPermission, type PermissionAnswer } from './permission-answer.js';
+import { answerPermission, decisionsOffered, offeredOptions } from './permission-answer.js';
 import { UpdateMapper } from './update-mapper.js';
 
 export type AcpDriverOptions = Pick<HandshakeOptions, 'modelVia'> & { clientVersion?: string };
@@ -17,7 +18,7 @@ export type AcpDriverOptions = Pick<HandshakeOptions, 'modelVia'> & { clientVers
  * then each input is one `session/prompt`, whose response ends the turn.
  * ACP agents read their input in order, so a `session/cancel` written after
  * the prompt reaches it: a turn is begun as soon as its prompt is written.
- * The agent's requests are answered here: permissions by policy, `fs/*` and
+ * The agent's requests are answered here: permissions through the session's gate, `fs/*` and
  * `terminal/*` refused (we advertise neither capability).
  */
 export class AcpDriver implements ProtocolDriver {
@@ -140,12 +141,21 @@ export class AcpDriver implements ProtocolDriver {
     if (method === ACP_METHODS.requestPermission) {
       const p = obj(params);
       const turn = this.ctx.turns.current;
+      const offered = offeredOptions(p.options);
+      const tool = this.mapper.permissionToolCall(p.toolCall, this.ctx.turns.currentId);
+      const toolName = tool?.kind || tool?.title || 'tool';
+      const verdict = await this.ctx.askPermission({
+        tool: toolName,
+        summary: tool?.title || summarizeInput(tool?.rawInput),
+        input: tool?.rawInput ?? null,
+        options: decisionsOffered(offered),
+        ...(tool?.toolCallId ? { toolCallId: tool.toolCallId } : {}),
+        ...(this.ctx.turns.currentId ? { turnId: this.ctx.turns.currentId } : {}),
+        ...(tool?.title ? { details: { title: tool.title } } : {}),
+      });
       // After session/cancel, ACP wants every permission request answered "cancelled".
-      const answer: PermissionAnswer = turn?.interruptRequested
-        ? { outcome: { outcome: 'cancelled' }, decision: this.ctx.permissions }
-        : answerPermission(this.ctx.permissions, p.options);
-      this.mapper.permission(p.toolCall, answer, this.ctx.turns.currentId);
-      return { outcome: answer.outcome };
+      if (turn?.interruptRequested) return { outcome: { outcome: 'cancelled' } };
+      return { outcome: answerPermission(verdict.decision, offered) };
     }
     if (method.startsWith('fs/') || method.startsWith('terminal/')) {
       throw new RequestError(

@@ -1,7 +1,6 @@
 import type { AgentEvent, EventData } from '../events.js';
 import { isRecord, str } from '../json-value.js';
 import { contentText, type ToolCallFields, toolCallFields } from './acp-schema.js';
-import type { PermissionAnswer } from './permission-answer.js';
 import { TurnUsage } from './turn-usage.js';
 
 /** A complete message is kept up to this many characters (the deltas carry all of it). */
@@ -21,8 +20,8 @@ interface ToolState extends ToolCallFields {
 }
 
 /**
- * Turns `session/update` notifications and answered permission requests
- * into events. Deltas go out as they arrive; the complete AGENT_MESSAGE is
+ * Turns `session/update` notifications and the tool calls of permission
+ * requests into events. Deltas go out as they arrive; the complete AGENT_MESSAGE is
  * emitted when the message ends: its `messageId` changes, a tool call or
  * thought intervenes, or the turn ends (gemini sends no `messageId`, so its
  * text between two tool calls is one message). Thought chunks are deltas
@@ -68,28 +67,19 @@ export class UpdateMapper {
     }
   }
 
-  /** A permission request and the answer given, recorded as a TOOL_CALL. */
-  permission(toolCall: unknown, answer: PermissionAnswer, turnId: string | undefined): void {
+  /**
+   * The tool call a permission request is about, merged with what earlier
+   * updates said of it, and announced as a TOOL_CALL if it was not yet:
+   * the request is the agent's invocation (some agents send no `tool_call`
+   * before asking).
+   */
+  permissionToolCall(toolCall: unknown, turnId: string | undefined): ToolCallFields | undefined {
     this.flush(turnId);
     const fields = toolCallFields(toolCall);
-    const state = fields ? this.merge(fields) : undefined;
-    if (state) state.announced = true;
-    // `permission` is the plain decision, as in the other adapters; how it was put to the agent beside it.
-    const permission: EventData = {
-      permission: answer.decision,
-      permission_outcome: answer.outcome.outcome,
-    };
-    if (answer.option) {
-      permission.option_id = answer.option.optionId;
-      permission.option_kind = answer.option.kind;
-    }
-    this.emit({
-      type: 'TOOL_CALL',
-      stream: 'system',
-      text: `permission ${answer.outcome.outcome === 'selected' ? answer.decision : 'cancelled'}: ${state?.title ?? 'tool call'}`,
-      turnId,
-      data: { ...(state ? toolData(state) : {}), ...permission },
-    });
+    if (!fields) return undefined;
+    const state = this.merge(fields);
+    this.announce(state, turnId);
+    return state;
   }
 
   /** Emits the message being accumulated, if any. */

@@ -1,6 +1,7 @@
 import type { EventData } from '../events.js';
 import { type JsonObject, obj, str } from '../json-value.js';
 import { PendingRequests } from '../pending-requests.js';
+import { denialMessage, PERMISSION_DECISIONS, summarizeInput } from '../permission.js';
 import type { DriverContext, ProtocolDriver } from '../structured-provider.js';
 import type { Turn } from '../turn-engine.js';
 import {
@@ -19,7 +20,7 @@ const CONTROL_ERROR = -32000;
  * One session of `claude -p` in stream-json mode. Each input is one user
  * line and one turn, ending at claude's `result` line. Control requests
  * (`initialize`, `interrupt`) go out on stdin; permission prompts
- * (`can_use_tool`) come in and are answered by the `permissions` policy.
+ * (`can_use_tool`) come in and wait for the session's permission gate.
  * Claude reads its stdin in order, so an interrupt written right after the
  * user line reaches the turn that line starts: a turn is begun as soon as
  * it is written.
@@ -108,25 +109,27 @@ export class StreamJsonDriver implements ProtocolDriver {
       this.reply({ subtype: 'error', request_id: id, error: `unsupported: ${str(req.subtype)}` });
       return;
     }
-    const allow = this.ctx.permissions === 'allow';
     const input = obj(req.input);
-    this.ctx.emit({
-      type: 'TOOL_CALL',
-      stream: 'system',
-      text: `${str(req.tool_name)}: permission ${allow ? 'allowed' : 'denied'}`,
-      turnId: this.ctx.turns.currentId,
-      data: {
-        permission: allow ? 'allow' : 'deny',
-        tool_use_id: str(req.tool_use_id),
-        name: str(req.tool_name),
+    const toolCallId = str(req.tool_use_id);
+    const turnId = this.ctx.turns.currentId;
+    void this.ctx
+      .askPermission({
+        tool: str(req.tool_name),
+        summary: summarizeInput(input),
         input,
-        ...(req.blocked_path ? { blocked_path: req.blocked_path } : {}),
-      },
-    });
-    const response = allow
-      ? { behavior: 'allow', updatedInput: input }
-      : { behavior: 'deny', message: 'denied by bridge policy' };
-    this.reply({ subtype: 'success', request_id: id, response });
+        options: PERMISSION_DECISIONS,
+        ...(toolCallId ? { toolCallId } : {}),
+        ...(turnId ? { turnId } : {}),
+        ...(req.blocked_path ? { details: { blocked_path: req.blocked_path } } : {}),
+      })
+      .then((verdict) => {
+        // Claude gets one use at a time; an allow_session is remembered by the session's gate.
+        const response =
+          verdict.decision === 'deny'
+            ? { behavior: 'deny', message: denialMessage(verdict) }
+            : { behavior: 'allow', updatedInput: input };
+        this.reply({ subtype: 'success', request_id: id, response });
+      });
   }
 
   private reply(response: JsonObject): void {

@@ -1,5 +1,11 @@
-import type { AgentEvent, EventData } from '../events.js';
+import type { AgentEvent } from '../events.js';
 import { str } from '../json-value.js';
+import {
+  PERMISSION_DECISIONS,
+  type PermissionAsk,
+  type PermissionDecision,
+  summarizeInput,
+} from '../permission.js';
 
 /** The server→client requests that ask the bridge to decide something. */
 const APPROVAL_METHODS = {
@@ -9,30 +15,43 @@ const APPROVAL_METHODS = {
   userInput: 'item/tool/requestUserInput',
 } as const;
 
-export interface ApprovalAnswer {
-  /** The JSON-RPC result sent back to codex. */
-  result: Record<string, unknown>;
-  /** The TOOL_CALL that records the request and its answer. */
-  event: AgentEvent;
-}
-
 type Params = Record<string, unknown>;
 
+/** An approval request put as a PermissionAsk, and how to word the decision for codex. */
+export interface Approval {
+  ask: PermissionAsk;
+  /** The JSON-RPC result that carries `decision` to codex. */
+  result(decision: PermissionDecision): Record<string, unknown>;
+}
+
 /**
- * The decision string for a command or file-change approval. "allow" grants
- * this one request ("accept", never "acceptForSession": a session-wide grant
- * would let later commands skip the policy). "deny" prefers "decline" (the
- * turn goes on without the action); when codex lists its choices and
- * "decline" is not among them (0.169 offers accept / amendment / cancel for
- * commands), it is "cancel", which also ends the turn.
+ * The decision string for a command or file-change approval. Any allow is
+ * "accept", never "acceptForSession": codex is granted one use at a time and
+ * the session's gate remembers an allow_session itself, so every later use
+ * is still asked and recorded. A denial prefers "decline" (the turn goes on
+ * without the action); when codex lists its choices and "decline" is not
+ * among them (0.169 offers accept / amendment / cancel for commands), it is
+ * "cancel", which also ends the turn.
  */
-export function pickDecision(policy: 'allow' | 'deny', available: unknown): string {
-  const offered = Array.isArray(available)
-    ? available.filter((d): d is string => typeof d === 'string')
-    : undefined;
-  if (policy === 'allow') return 'accept';
+export function pickDecision(decision: PermissionDecision, available: unknown): string {
+  const offered = offeredDecisions(available);
+  if (decision !== 'deny') return 'accept';
   if (!offered || offered.length === 0 || offered.includes('decline')) return 'decline';
   return offered.includes('cancel') ? 'cancel' : 'decline';
+}
+
+function offeredDecisions(available: unknown): string[] | undefined {
+  return Array.isArray(available)
+    ? available.filter((d): d is string => typeof d === 'string')
+    : undefined;
+}
+
+/** What the client may answer: deny only, when codex lists its choices and "accept" is not one. */
+function choices(available: unknown): readonly PermissionDecision[] {
+  const offered = offeredDecisions(available);
+  return offered && offered.length > 0 && !offered.includes('accept')
+    ? ['deny']
+    : PERMISSION_DECISIONS;
 }
 
 /** Keeps only the requested grants that are set: an allowed request gets exactly what it asked for. */
@@ -45,87 +64,100 @@ function requestedGrants(permissions: unknown): Record<string, unknown> {
 }
 
 /**
- * Answers one approval or user-input request by the provider's policy and
- * describes it as a TOOL_CALL event (`data.permission` is the policy's
- * answer, `data.decision` what codex was told). Undefined for a method that
- * is not an approval.
+ * A command, file-change or permissions approval request as a PermissionAsk
+ * (`tool` is "commandExecution", "fileChange" or "permissions"). Undefined
+ * for a method that is not one.
  */
-export function answerApproval(
+export function approvalRequest(
   method: string,
   params: Params,
-  policy: 'allow' | 'deny',
   turnId: string | undefined,
-): ApprovalAnswer | undefined {
-  const base = (name: string, input: unknown, decision: string, text: string): AgentEvent => {
-    const data: EventData = {
-      tool_call_id: str(params.itemId),
-      name,
-      input,
-      approval_request: method,
-      permission: policy,
-      decision,
-    };
-    if (params.reason != null) data.reason = params.reason;
+): Approval | undefined {
+  const ask = (
+    tool: string,
+    input: Record<string, unknown>,
+    summary: string,
+    offered = PERMISSION_DECISIONS,
+  ) => {
+    const toolCallId = str(params.itemId);
+    const turn = str(params.turnId) || turnId;
     return {
-      type: 'TOOL_CALL',
-      stream: 'system',
-      text,
-      turnId: str(params.turnId) || turnId,
-      data,
-    };
+      tool,
+      summary,
+      input,
+      options: offered,
+      ...(toolCallId ? { toolCallId } : {}),
+      ...(turn ? { turnId: turn } : {}),
+      details: {
+        approval_request: method,
+        ...(params.reason != null ? { agent_reason: params.reason } : {}),
+      },
+    } satisfies PermissionAsk;
   };
   switch (method) {
     case APPROVAL_METHODS.command: {
-      const decision = pickDecision(policy, params.availableDecisions);
-      const command = str(params.command);
+      const input = { command: params.command ?? null, cwd: params.cwd ?? null };
       return {
-        result: { decision },
-        event: base(
+        ask: ask(
           'commandExecution',
-          { command: params.command ?? null, cwd: params.cwd ?? null },
-          decision,
-          `approval for command ${JSON.stringify(command)}: ${decision}`,
+          input,
+          summarizeInput(input),
+          choices(params.availableDecisions),
         ),
+        result: (d) => ({ decision: pickDecision(d, params.availableDecisions) }),
       };
     }
     case APPROVAL_METHODS.fileChange: {
-      const decision = pickDecision(policy, params.availableDecisions);
+      const input = { grant_root: params.grantRoot ?? null };
+      const summary = params.grantRoot
+        ? `write under ${str(params.grantRoot)}`
+        : 'apply a file change';
       return {
-        result: { decision },
-        event: base(
-          'fileChange',
-          { grant_root: params.grantRoot ?? null },
-          decision,
-          `approval for file change: ${decision}`,
-        ),
+        ask: ask('fileChange', input, summary, choices(params.availableDecisions)),
+        result: (d) => ({ decision: pickDecision(d, params.availableDecisions) }),
       };
     }
     case APPROVAL_METHODS.permissions: {
+      const input = { permissions: params.permissions ?? null };
       // The answer is a grant, not a decision: the requested profile, or nothing.
-      const permissions = policy === 'allow' ? requestedGrants(params.permissions) : {};
-      const decision = policy === 'allow' ? 'granted' : 'none granted';
       return {
-        result: { permissions, scope: 'turn' },
-        event: base(
-          'permissions',
-          { permissions: params.permissions ?? null },
-          decision,
-          `permission request: ${decision}`,
-        ),
+        ask: ask('permissions', input, summarizeInput(params.permissions ?? {})),
+        result: (d) => ({
+          permissions: d === 'deny' ? {} : requestedGrants(params.permissions),
+          scope: 'turn',
+        }),
       };
-    }
-    case APPROVAL_METHODS.userInput: {
-      // Nobody is there to answer: empty answers, whatever the policy.
-      const e = base(
-        'requestUserInput',
-        { questions: params.questions ?? [] },
-        'no answer',
-        'the agent asked for user input; the bridge has no one to ask, so it got no answers',
-      );
-      (e.data as EventData).permission = 'deny';
-      return { result: { answers: {} }, event: e };
     }
     default:
       return undefined;
   }
+}
+
+/**
+ * Answers codex's request for user input: nobody is there to answer, so it
+ * gets empty answers, recorded as a TOOL_CALL. Undefined for another method.
+ */
+export function answerUserInput(
+  method: string,
+  params: Params,
+  turnId: string | undefined,
+): { result: Record<string, unknown>; event: AgentEvent } | undefined {
+  if (method !== APPROVAL_METHODS.userInput) return undefined;
+  const toolCallId = str(params.itemId);
+  return {
+    result: { answers: {} },
+    event: {
+      type: 'TOOL_CALL',
+      stream: 'system',
+      text: 'the agent asked for user input; the bridge has no one to ask, so it got no answers',
+      turnId: str(params.turnId) || turnId,
+      data: {
+        tool_call_id: toolCallId,
+        name: 'requestUserInput',
+        input: { questions: params.questions ?? [] },
+        approval_request: method,
+        decision: 'no answer',
+      },
+    },
+  };
 }

@@ -4,7 +4,7 @@ import { type JsonObject, obj, str } from '../json-value.js';
 import { RequestError } from '../pending-requests.js';
 import type { DriverContext, ProtocolDriver } from '../structured-provider.js';
 import type { Turn } from '../turn-engine.js';
-import { answerApproval } from './approvals.js';
+import { answerUserInput, approvalRequest } from './approvals.js';
 import { threadStartParams } from './codex-options.js';
 import { itemCompleted, itemStarted } from './item-events.js';
 import { errorEvent, turnFailedEvent, warningEvent } from './notification-events.js';
@@ -212,10 +212,16 @@ export class CodexDriver implements ProtocolDriver {
   }
 
   private async onRequest(method: string, p: JsonObject): Promise<unknown> {
-    const answer = answerApproval(method, p, this.ctx.permissions, this.ctx.turns.currentId);
-    if (answer) {
-      this.ctx.emit(answer.event);
-      return answer.result;
+    const turnId = this.ctx.turns.currentId;
+    const approval = approvalRequest(method, p, turnId);
+    if (approval) {
+      const verdict = await this.ctx.askPermission(approval.ask);
+      return approval.result(verdict.decision);
+    }
+    const userInput = answerUserInput(method, p, turnId);
+    if (userInput) {
+      this.ctx.emit(userInput.event);
+      return userInput.result;
     }
     this.ctx.emit({
       type: 'AGENT_ERROR',

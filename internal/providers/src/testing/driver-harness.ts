@@ -1,5 +1,11 @@
 import type { AgentEvent } from '../events.js';
 import type { JsonObject } from '../json-value.js';
+import type {
+  AskPermission,
+  PermissionAsk,
+  PermissionDecision,
+  PermissionVerdict,
+} from '../permission.js';
 import type { SessionSpec } from '../provider.js';
 import type { DriverContext, ProtocolDriver } from '../structured-provider.js';
 import { InputClosedError } from '../supervised-process.js';
@@ -7,7 +13,8 @@ import { TurnEngine } from '../turn-engine.js';
 
 export interface HarnessOptions {
   options?: Record<string, string>;
-  permissions?: 'allow' | 'deny';
+  /** How the session's gate answers: always this decision (default deny, "policy"), or as the function says. */
+  permissions?: PermissionDecision | ((ask: PermissionAsk) => Promise<PermissionVerdict>);
   repoPath?: string;
   interruptWaitMs?: number;
   turnTimeoutMs?: number;
@@ -38,6 +45,14 @@ export function driverHarness<D extends ProtocolDriver>(
     ...(opts.interruptWaitMs !== undefined ? { interruptWaitMs: opts.interruptWaitMs } : {}),
   });
   const options = opts.options ?? {};
+  const asks: PermissionAsk[] = [];
+  const answer = opts.permissions ?? 'deny';
+  const askPermission: AskPermission = (ask) => {
+    asks.push(ask);
+    return typeof answer === 'function'
+      ? answer(ask)
+      : Promise.resolve({ decision: answer, decidedBy: 'policy', reason: '' });
+  };
   const ctx: DriverContext = {
     spec: {
       projectId: 'p',
@@ -48,9 +63,10 @@ export function driverHarness<D extends ProtocolDriver>(
       spawned: () => {},
       emit: () => {},
       signal: new AbortController().signal,
+      askPermission,
     } satisfies SessionSpec,
     options,
-    permissions: opts.permissions ?? 'deny',
+    askPermission,
     turns,
     emit: (e) => events.push(e),
     writeJson: (m) => {
@@ -64,6 +80,8 @@ export function driverHarness<D extends ProtocolDriver>(
     driver,
     turns,
     events,
+    /** The permission requests the driver put to the gate. */
+    asks,
     written,
     recordedAt,
     /** SendInput as the core does it. */

@@ -196,6 +196,35 @@ export enum EventType {
    * still be alive.
    */
   EVENT_TYPE_AGENT_ERROR = 14,
+  /**
+   * EVENT_TYPE_PERMISSION_REQUESTED - The agent asks to use a tool and waits for the answer (stream
+   * "system", `turn_id` set). `text` is a readable line ("Bash: ls -la").
+   * `data`: `request_id` (answer it with RespondPermission), `tool` (the
+   * tool's name as the agent gives it: "Bash", "commandExecution",
+   * "execute"), `summary` (its input in a line), `input` (the tool's input,
+   * redacted like every event), `options` (the decisions the agent offers,
+   * of "allow_once", "allow_session", "deny"), `tool_call_id` when the agent
+   * gives one, `mode` ("ask", "allow" or "deny": the provider's
+   * `permissions`), and, while it waits for an answer (mode "ask"),
+   * `expires_at` (RFC 3339) and `default` (the decision taken then).
+   * Every PERMISSION_REQUESTED is followed by exactly one
+   * PERMISSION_RESOLVED with the same `request_id`.
+   */
+  EVENT_TYPE_PERMISSION_REQUESTED = 15,
+  /**
+   * EVENT_TYPE_PERMISSION_RESOLVED - How a permission request was resolved. `data`: `request_id`,
+   * `decision` ("allow_once", "allow_session" or "deny"), `tool`,
+   * `decided_by` ("caller": a RespondPermission answer; "policy": the
+   * provider's `permissions: allow|deny`; "auto_allow": the tool is in
+   * `auto_allow`; "session_grant": an earlier "allow_session" answer;
+   * "timeout", "interrupt", "stop", "shutdown", "exit": `permission_default`
+   * applied because nobody answered in time, the turn was interrupted, the
+   * session was stopped, the daemon shut down, or the agent exited),
+   * `reason` (the caller's, when given), and for "caller" `caller` with
+   * `subject`, `issuer` (the token's sub and iss) and `certificate` (the
+   * client certificate's identity).
+   */
+  EVENT_TYPE_PERMISSION_RESOLVED = 16,
   UNRECOGNIZED = -1,
 }
 
@@ -246,6 +275,12 @@ export function eventTypeFromJSON(object: any): EventType {
     case 14:
     case "EVENT_TYPE_AGENT_ERROR":
       return EventType.EVENT_TYPE_AGENT_ERROR;
+    case 15:
+    case "EVENT_TYPE_PERMISSION_REQUESTED":
+      return EventType.EVENT_TYPE_PERMISSION_REQUESTED;
+    case 16:
+    case "EVENT_TYPE_PERMISSION_RESOLVED":
+      return EventType.EVENT_TYPE_PERMISSION_RESOLVED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -285,7 +320,63 @@ export function eventTypeToJSON(object: EventType): string {
       return "EVENT_TYPE_TURN_COMPLETED";
     case EventType.EVENT_TYPE_AGENT_ERROR:
       return "EVENT_TYPE_AGENT_ERROR";
+    case EventType.EVENT_TYPE_PERMISSION_REQUESTED:
+      return "EVENT_TYPE_PERMISSION_REQUESTED";
+    case EventType.EVENT_TYPE_PERMISSION_RESOLVED:
+      return "EVENT_TYPE_PERMISSION_RESOLVED";
     case EventType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** PermissionDecision answers an agent's permission request. */
+export enum PermissionDecision {
+  PERMISSION_DECISION_UNSPECIFIED = 0,
+  /** PERMISSION_DECISION_ALLOW_ONCE - Let the agent use the tool this once. */
+  PERMISSION_DECISION_ALLOW_ONCE = 1,
+  /**
+   * PERMISSION_DECISION_ALLOW_SESSION - Let the agent use the tool now and answer its later requests of the
+   * same tool in this session with allow (see RespondPermission).
+   */
+  PERMISSION_DECISION_ALLOW_SESSION = 2,
+  /** PERMISSION_DECISION_DENY - Refuse: the tool does not run and the agent is told so. */
+  PERMISSION_DECISION_DENY = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function permissionDecisionFromJSON(object: any): PermissionDecision {
+  switch (object) {
+    case 0:
+    case "PERMISSION_DECISION_UNSPECIFIED":
+      return PermissionDecision.PERMISSION_DECISION_UNSPECIFIED;
+    case 1:
+    case "PERMISSION_DECISION_ALLOW_ONCE":
+      return PermissionDecision.PERMISSION_DECISION_ALLOW_ONCE;
+    case 2:
+    case "PERMISSION_DECISION_ALLOW_SESSION":
+      return PermissionDecision.PERMISSION_DECISION_ALLOW_SESSION;
+    case 3:
+    case "PERMISSION_DECISION_DENY":
+      return PermissionDecision.PERMISSION_DECISION_DENY;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return PermissionDecision.UNRECOGNIZED;
+  }
+}
+
+export function permissionDecisionToJSON(object: PermissionDecision): string {
+  switch (object) {
+    case PermissionDecision.PERMISSION_DECISION_UNSPECIFIED:
+      return "PERMISSION_DECISION_UNSPECIFIED";
+    case PermissionDecision.PERMISSION_DECISION_ALLOW_ONCE:
+      return "PERMISSION_DECISION_ALLOW_ONCE";
+    case PermissionDecision.PERMISSION_DECISION_ALLOW_SESSION:
+      return "PERMISSION_DECISION_ALLOW_SESSION";
+    case PermissionDecision.PERMISSION_DECISION_DENY:
+      return "PERMISSION_DECISION_DENY";
+    case PermissionDecision.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -554,6 +645,24 @@ export interface AckEventsResponse {
   ackSeq: bigint;
 }
 
+export interface RespondPermissionRequest {
+  sessionId: string;
+  /** `data.request_id` of the PERMISSION_REQUESTED event. */
+  requestId: string;
+  decision: PermissionDecision;
+  /**
+   * Optional, at most 1024 bytes: why, for the record (PERMISSION_RESOLVED
+   * and the audit log). A denial's reason is also passed to the agent
+   * where its protocol carries one.
+   */
+  reason: string;
+}
+
+export interface RespondPermissionResponse {
+  /** Seq of the PERMISSION_RESOLVED event recording this answer. */
+  seq: bigint;
+}
+
 export interface HealthRequest {
 }
 
@@ -660,7 +769,11 @@ export interface ProviderCapabilities {
   multiTurn: boolean;
   /** Supports InterruptTurn. */
   interrupt: boolean;
-  /** Raises permission requests that the daemon answers by policy. */
+  /**
+   * Raises permission requests (PERMISSION_REQUESTED), answered by the
+   * provider's `permissions` policy or, with `permissions: ask`, by
+   * RespondPermission.
+   */
   permissionRequests: boolean;
 }
 
@@ -2852,6 +2965,201 @@ export const AckEventsResponse: MessageFns<AckEventsResponse> = {
   },
 };
 
+function createBaseRespondPermissionRequest(): RespondPermissionRequest {
+  return { sessionId: "", requestId: "", decision: 0, reason: "" };
+}
+
+export const RespondPermissionRequest: MessageFns<RespondPermissionRequest> = {
+  encode(message: RespondPermissionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    if (message.decision !== 0) {
+      writer.uint32(24).int32(message.decision);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RespondPermissionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRespondPermissionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.decision = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RespondPermissionRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      decision: isSet(object.decision) ? permissionDecisionFromJSON(object.decision) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: RespondPermissionRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.decision !== 0) {
+      obj.decision = permissionDecisionToJSON(message.decision);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RespondPermissionRequest>, I>>(base?: I): RespondPermissionRequest {
+    return RespondPermissionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RespondPermissionRequest>, I>>(object: I): RespondPermissionRequest {
+    const message = createBaseRespondPermissionRequest();
+    message.sessionId = object.sessionId ?? "";
+    message.requestId = object.requestId ?? "";
+    message.decision = object.decision ?? 0;
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseRespondPermissionResponse(): RespondPermissionResponse {
+  return { seq: 0n };
+}
+
+export const RespondPermissionResponse: MessageFns<RespondPermissionResponse> = {
+  encode(message: RespondPermissionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seq !== 0n) {
+      if (BigInt.asUintN(64, message.seq) !== message.seq) {
+        throw new globalThis.Error("value provided for field message.seq of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.seq);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RespondPermissionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRespondPermissionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seq = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RespondPermissionResponse {
+    return { seq: isSet(object.seq) ? BigInt(object.seq) : 0n };
+  },
+
+  toJSON(message: RespondPermissionResponse): unknown {
+    const obj: any = {};
+    if (message.seq !== 0n) {
+      obj.seq = message.seq.toString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RespondPermissionResponse>, I>>(base?: I): RespondPermissionResponse {
+    return RespondPermissionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RespondPermissionResponse>, I>>(object: I): RespondPermissionResponse {
+    const message = createBaseRespondPermissionResponse();
+    message.seq = (object.seq !== undefined && object.seq !== null) ? BigInt(object.seq) : 0n;
+    return message;
+  },
+};
+
 function createBaseHealthRequest(): HealthRequest {
   return {};
 }
@@ -4326,6 +4634,49 @@ export const BridgeServiceService = {
       Buffer.from(GetRevocationListsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetRevocationListsResponse => GetRevocationListsResponse.decode(value),
   },
+  /**
+   * RespondPermission answers a permission request: a PERMISSION_REQUESTED
+   * event of the session, raised when its agent asked to use a tool while
+   * its provider runs with `permissions: ask` (and the tool is not in
+   * `auto_allow`). The agent waits for the answer; the first answer wins.
+   * It reaches the agent at once, and the session records
+   * PERMISSION_RESOLVED with the decision and who decided (`decided_by`
+   * "caller" and the caller's certificate and token identity). Every
+   * decision, whoever made it, is also written to the audit log.
+   *
+   * A request nobody answers is resolved by the provider's
+   * `permission_default` (deny unless configured) after its
+   * `permission_timeout` (default 5m; `data.expires_at` of the request),
+   * and at once when the turn is interrupted, the session stops or fails,
+   * or the daemon shuts down: a request is never left hanging.
+   *
+   * PERMISSION_DECISION_ALLOW_SESSION allows this request and every later
+   * request of the same tool in this session; those are still recorded, as
+   * a PERMISSION_REQUESTED and PERMISSION_RESOLVED pair decided by
+   * "session_grant". The agent itself is only ever granted one use at a
+   * time, so each use stays visible.
+   *
+   * Status codes:
+   *   INVALID_ARGUMENT    session_id is not a UUID; request_id is empty or
+   *                       longer than 128 bytes; decision is unspecified or
+   *                       unknown; reason is longer than 1024 bytes.
+   *   NOT_FOUND           no such session in the caller's project; no such
+   *                       request in that session.
+   *   FAILED_PRECONDITION the request is already resolved (answered by
+   *                       another caller, or by its timeout, an interrupt,
+   *                       a stop); the message says how. Nothing changes.
+   */
+  respondPermission: {
+    path: "/bridge.v1.BridgeService/RespondPermission" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RespondPermissionRequest): Buffer =>
+      Buffer.from(RespondPermissionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RespondPermissionRequest => RespondPermissionRequest.decode(value),
+    responseSerialize: (value: RespondPermissionResponse): Buffer =>
+      Buffer.from(RespondPermissionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RespondPermissionResponse => RespondPermissionResponse.decode(value),
+  },
 } as const;
 
 export interface BridgeServiceServer extends UntypedServiceImplementation {
@@ -4521,6 +4872,39 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    * RESOURCE_EXHAUSTED when failed authentications are rate-limited).
    */
   getRevocationLists: handleUnaryCall<GetRevocationListsRequest, GetRevocationListsResponse>;
+  /**
+   * RespondPermission answers a permission request: a PERMISSION_REQUESTED
+   * event of the session, raised when its agent asked to use a tool while
+   * its provider runs with `permissions: ask` (and the tool is not in
+   * `auto_allow`). The agent waits for the answer; the first answer wins.
+   * It reaches the agent at once, and the session records
+   * PERMISSION_RESOLVED with the decision and who decided (`decided_by`
+   * "caller" and the caller's certificate and token identity). Every
+   * decision, whoever made it, is also written to the audit log.
+   *
+   * A request nobody answers is resolved by the provider's
+   * `permission_default` (deny unless configured) after its
+   * `permission_timeout` (default 5m; `data.expires_at` of the request),
+   * and at once when the turn is interrupted, the session stops or fails,
+   * or the daemon shuts down: a request is never left hanging.
+   *
+   * PERMISSION_DECISION_ALLOW_SESSION allows this request and every later
+   * request of the same tool in this session; those are still recorded, as
+   * a PERMISSION_REQUESTED and PERMISSION_RESOLVED pair decided by
+   * "session_grant". The agent itself is only ever granted one use at a
+   * time, so each use stays visible.
+   *
+   * Status codes:
+   *   INVALID_ARGUMENT    session_id is not a UUID; request_id is empty or
+   *                       longer than 128 bytes; decision is unspecified or
+   *                       unknown; reason is longer than 1024 bytes.
+   *   NOT_FOUND           no such session in the caller's project; no such
+   *                       request in that session.
+   *   FAILED_PRECONDITION the request is already resolved (answered by
+   *                       another caller, or by its timeout, an interrupt,
+   *                       a stop); the message says how. Nothing changes.
+   */
+  respondPermission: handleUnaryCall<RespondPermissionRequest, RespondPermissionResponse>;
 }
 
 export interface BridgeServiceClient extends Client {
@@ -4868,6 +5252,53 @@ export interface BridgeServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetRevocationListsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RespondPermission answers a permission request: a PERMISSION_REQUESTED
+   * event of the session, raised when its agent asked to use a tool while
+   * its provider runs with `permissions: ask` (and the tool is not in
+   * `auto_allow`). The agent waits for the answer; the first answer wins.
+   * It reaches the agent at once, and the session records
+   * PERMISSION_RESOLVED with the decision and who decided (`decided_by`
+   * "caller" and the caller's certificate and token identity). Every
+   * decision, whoever made it, is also written to the audit log.
+   *
+   * A request nobody answers is resolved by the provider's
+   * `permission_default` (deny unless configured) after its
+   * `permission_timeout` (default 5m; `data.expires_at` of the request),
+   * and at once when the turn is interrupted, the session stops or fails,
+   * or the daemon shuts down: a request is never left hanging.
+   *
+   * PERMISSION_DECISION_ALLOW_SESSION allows this request and every later
+   * request of the same tool in this session; those are still recorded, as
+   * a PERMISSION_REQUESTED and PERMISSION_RESOLVED pair decided by
+   * "session_grant". The agent itself is only ever granted one use at a
+   * time, so each use stays visible.
+   *
+   * Status codes:
+   *   INVALID_ARGUMENT    session_id is not a UUID; request_id is empty or
+   *                       longer than 128 bytes; decision is unspecified or
+   *                       unknown; reason is longer than 1024 bytes.
+   *   NOT_FOUND           no such session in the caller's project; no such
+   *                       request in that session.
+   *   FAILED_PRECONDITION the request is already resolved (answered by
+   *                       another caller, or by its timeout, an interrupt,
+   *                       a stop); the message says how. Nothing changes.
+   */
+  respondPermission(
+    request: RespondPermissionRequest,
+    callback: (error: ServiceError | null, response: RespondPermissionResponse) => void,
+  ): ClientUnaryCall;
+  respondPermission(
+    request: RespondPermissionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RespondPermissionResponse) => void,
+  ): ClientUnaryCall;
+  respondPermission(
+    request: RespondPermissionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RespondPermissionResponse) => void,
   ): ClientUnaryCall;
 }
 
