@@ -5,9 +5,11 @@ import { MemoryCursorStore } from './cursor-store.js';
 import { BridgeError, fromServiceError } from './errors.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import type { BridgeClientOptions, CallOptions } from './options.js';
+import type { PermissionDecision } from './permissions.js';
 import { type Backoff, backoffDelay, backoffFrom, isTransient, pause } from './private/backoff.js';
 import { openChannel } from './private/channel.js';
 import {
+  decisionToWire,
   healthFromWire,
   providerFromWire,
   seqFromWire,
@@ -36,6 +38,7 @@ type UnaryName =
   | 'listSessions'
   | 'sendInput'
   | 'interruptTurn'
+  | 'respondPermission'
   | 'ackEvents'
   | 'health'
   | 'listProviders';
@@ -191,6 +194,29 @@ export class BridgeClient {
   async interruptTurn(sessionId: string, opts: CallOptions = {}): Promise<InterruptResult> {
     const res = await this.unary('interruptTurn', { sessionId }, opts, false);
     return { interrupted: res.interrupted, turnId: res.turnId };
+  }
+
+  /**
+   * Answers a permission request (a PERMISSION_REQUESTED event's
+   * `requestId`; see `permissionRequest`). Resolves with the seq of the
+   * PERMISSION_RESOLVED event that records the answer. The first answer
+   * wins: a request already resolved (by another client, its timeout, an
+   * interrupt or a stop) fails with FailedPreconditionError, whose message
+   * says how. Never retried, for the same reason.
+   */
+  async respondPermission(
+    sessionId: string,
+    requestId: string,
+    decision: PermissionDecision,
+    opts: CallOptions & { reason?: string } = {},
+  ): Promise<number> {
+    const res = await this.unary(
+      'respondPermission',
+      { sessionId, requestId, decision: decisionToWire(decision), reason: opts.reason ?? '' },
+      opts,
+      false,
+    );
+    return seqFromWire(res.seq);
   }
 
   /** Records that `subscriberId` has processed everything up to `ackSeq`; returns the stored cursor. */

@@ -38,6 +38,14 @@ export type {
   RetryOptions,
 } from './options.js';
 export {
+  awaitsAnswer,
+  type PermissionDecision,
+  type PermissionRequest,
+  type PermissionResolution,
+  permissionRequest,
+  permissionResolution,
+} from './permissions.js';
+export {
   type EventType,
   type Health,
   type InterruptResult,

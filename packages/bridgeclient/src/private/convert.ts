@@ -2,12 +2,14 @@ import {
   eventTypeToJSON,
   type GetSessionResponse,
   type HealthResponse,
+  PermissionDecision as ProtoDecision,
   type SessionEvent as ProtoEvent,
   type ProviderInfo as ProtoProvider,
   SessionStatus as ProtoStatus,
   providerAuthStateToJSON,
   sessionStatusToJSON,
 } from '@agent-bridge/proto';
+import type { PermissionDecision } from '../permissions.js';
 import type {
   EventType,
   Health,
@@ -44,6 +46,23 @@ export function statusToWire(s: SessionStatus): ProtoStatus {
   const v = ProtoStatus[`SESSION_STATUS_${s}` as keyof typeof ProtoStatus];
   if (typeof v !== 'number' || s === ('UNSPECIFIED' as SessionStatus)) {
     throw new TypeError(`unknown session status ${JSON.stringify(s)}`);
+  }
+  return v;
+}
+
+const DECISIONS_TO_WIRE: Record<PermissionDecision, ProtoDecision> = {
+  allow_once: ProtoDecision.PERMISSION_DECISION_ALLOW_ONCE,
+  allow_session: ProtoDecision.PERMISSION_DECISION_ALLOW_SESSION,
+  deny: ProtoDecision.PERMISSION_DECISION_DENY,
+};
+
+/** A decision for the wire; refuses anything else before it is sent. */
+export function decisionToWire(d: PermissionDecision): ProtoDecision {
+  const v = DECISIONS_TO_WIRE[d];
+  if (v === undefined || !Object.hasOwn(DECISIONS_TO_WIRE, d)) {
+    throw new TypeError(
+      `decision must be "allow_once", "allow_session" or "deny", got ${JSON.stringify(d)}`,
+    );
   }
   return v;
 }
