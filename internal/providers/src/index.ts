@@ -3,6 +3,11 @@ export { resolveBinary } from './binary-probe.js';
 export { ClaudeProvider } from './claude/claude-provider.js';
 export { CodexProvider } from './codex/codex-provider.js';
 export type { AgentEvent, EventData, EventStream, EventType } from './events.js';
+export { LineSplitter } from './line-splitter.js';
+export { LiveProcessGroups, trackingSpawner } from './live-process-groups.js';
+export { MOCK_AGENT_PATH, MockProvider } from './mock-provider.js';
+export { sweepOrphanedGroups } from './orphan-sweep.js';
+export { OrphanWatchdog } from './orphan-watchdog.js';
 export {
   type AskPermission,
   PERMISSION_DECISIONS,
@@ -10,11 +15,6 @@ export {
   type PermissionDecision,
   type PermissionVerdict,
 } from './permission.js';
-export { LineSplitter } from './line-splitter.js';
-export { LiveProcessGroups, trackingSpawner } from './live-process-groups.js';
-export { MOCK_AGENT_PATH, MockProvider } from './mock-provider.js';
-export { sweepOrphanedGroups } from './orphan-sweep.js';
-export { OrphanWatchdog } from './orphan-watchdog.js';
 export { ensurePrivateDirectory } from './private-directory.js';
 export { readBootId, readStartTime } from './proc-stat.js';
 export { ProcessGroupRecord, type RecordOwner, recordFile } from './process-group-record.js';

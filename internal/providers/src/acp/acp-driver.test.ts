@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { PERMISSION_DECISIONS, type PermissionVerdict } from '../permission.js';
 import { InputClosedError } from '../supervised-process.js';
-import { driverHarness } from '../testing/driver-harness.js';
+import { driverHarness, type HarnessOptions } from '../testing/driver-harness.js';
 import { AcpDriver, type AcpDriverOptions } from './acp-driver.js';
 
 // Real answers of opencode 1.18.33 (`opencode acp`), shortened where the capture was.
@@ -17,7 +18,7 @@ const G3_NEW =
 function setup(
   options: Record<string, string> = {},
   opts: Partial<AcpDriverOptions> = {},
-  permissions: 'allow' | 'deny' = 'deny',
+  permissions: HarnessOptions['permissions'] = 'deny',
   interruptWaitMs?: number,
 ) {
   return driverHarness((ctx) => new AcpDriver(ctx, { modelVia: 'protocol', ...opts }), {
@@ -299,51 +300,181 @@ describe('AcpDriver turns', () => {
   });
 });
 
-describe('AcpDriver answers the agent', () => {
-  it('selects the permission option of the policy and records it', async () => {
-    const t = setup({}, {}, 'allow');
+const SESSION = 'ses_dfdbbff74ffeNpjE5DBefn5Y6q';
+const ALL_OPTIONS = [
+  { optionId: 'once', kind: 'allow_once', name: 'Allow once' },
+  { optionId: 'always', kind: 'allow_always', name: 'Always allow' },
+  { optionId: 'reject', kind: 'reject_once', name: 'Reject' },
+];
+
+/** opencode's `session/request_permission` for a shell command, as request `id`. */
+function permissionRequest(id: number, toolCall: object, options: object[] = ALL_OPTIONS) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'session/request_permission',
+    params: { sessionId: SESSION, toolCall, options },
+  };
+}
+const TOUCH = {
+  toolCallId: 'toolu_fake_10',
+  title: 'touch created.txt',
+  kind: 'execute',
+  rawInput: { command: 'touch created.txt' },
+};
+const selected = (id: number, optionId: string) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { outcome: { outcome: 'selected', optionId } },
+});
+const cancelled = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { outcome: { outcome: 'cancelled' } },
+});
+
+/** A verdict the test gives by hand, after the driver asked. */
+function heldVerdict() {
+  let give: (v: PermissionVerdict) => void = () => {};
+  const verdict = new Promise<PermissionVerdict>((r) => {
+    give = r;
+  });
+  return { permissions: () => verdict, give };
+}
+
+describe('AcpDriver asks the session gate about permission requests', () => {
+  it('asks with the tool call`s kind, title, input and the decisions the options allow', async () => {
+    const t = setup();
     await handshake(t);
     t.send('USE_TOOL');
-    t.feed({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'session/request_permission',
-      params: {
-        sessionId: 'ses_dfdbbff74ffeNpjE5DBefn5Y6q',
-        toolCall: { toolCallId: 'toolu_fake_10', title: 'touch created.txt', kind: 'execute' },
-        options: [
-          { optionId: 'once', kind: 'allow_once', name: 'Allow once' },
-          { optionId: 'reject', kind: 'reject_once', name: 'Reject' },
-        ],
+    t.feed(permissionRequest(0, TOUCH));
+    await tick();
+    expect(t.asks).toEqual([
+      {
+        tool: 'execute',
+        summary: 'touch created.txt',
+        input: { command: 'touch created.txt' },
+        options: PERMISSION_DECISIONS,
+        toolCallId: 'toolu_fake_10',
+        turnId: 'turn-1',
+        details: { title: 'touch created.txt' },
+      },
+    ]);
+    // The request announces the tool call, with no word of the permission (the gate records it).
+    expect(t.events.at(-1)).toEqual({
+      type: 'TOOL_CALL',
+      stream: 'system',
+      text: 'touch created.txt',
+      turnId: 'turn-1',
+      data: {
+        tool_call_id: 'toolu_fake_10',
+        name: 'touch created.txt',
+        input: { command: 'touch created.txt' },
+        kind: 'execute',
       },
     });
-    await tick();
-    expect(t.last()).toEqual({
-      jsonrpc: '2.0',
-      id: 0,
-      result: { outcome: { outcome: 'selected', optionId: 'once' } },
-    });
-    expect(t.events.at(-1)).toMatchObject({ type: 'TOOL_CALL', turnId: 'turn-1' });
-    // Once the turn is being cancelled, further requests are answered "cancelled".
-    void t.interrupt();
-    t.feed({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'session/request_permission',
-      params: {
-        toolCall: { toolCallId: 't2' },
-        options: [{ optionId: 'once', kind: 'allow_once' }],
-      },
-    });
-    await tick();
-    expect(t.last()).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: { outcome: { outcome: 'cancelled' } },
-    });
-    t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'cancelled' } });
   });
 
+  it('without kind or title: tool "tool", the input summarized; deny only when no allow is offered', async () => {
+    const t = setup();
+    await handshake(t);
+    t.send('USE_TOOL');
+    t.feed(
+      permissionRequest(0, { toolCallId: 'c1', rawInput: { file_path: '/repo/a.ts' } }, [
+        { optionId: 'reject', kind: 'reject_once' },
+      ]),
+      permissionRequest(1, {}, [{ optionId: 'always', kind: 'allow_always' }]),
+    );
+    await tick();
+    expect(t.asks).toEqual([
+      {
+        tool: 'tool',
+        summary: '/repo/a.ts',
+        input: { file_path: '/repo/a.ts' },
+        options: ['deny'],
+        toolCallId: 'c1',
+        turnId: 'turn-1',
+      },
+      {
+        tool: 'tool',
+        summary: '',
+        input: null,
+        options: ['allow_session', 'deny'],
+        turnId: 'turn-1',
+      },
+    ]);
+  });
+
+  it.each([
+    ['allow_once', 'once'],
+    ['allow_session', 'once'],
+    ['deny', 'reject'],
+  ] as const)('answers %s with the option %s', async (decision, optionId) => {
+    const t = setup({}, {}, decision);
+    await handshake(t);
+    t.send('USE_TOOL');
+    t.feed(permissionRequest(0, TOUCH));
+    await tick();
+    expect(t.last()).toEqual(selected(0, optionId));
+  });
+
+  it('answers allow_session with allow_always when that is the only allow option', async () => {
+    const t = setup({}, {}, 'allow_session');
+    await handshake(t);
+    t.send('USE_TOOL');
+    t.feed(permissionRequest(0, TOUCH, ALL_OPTIONS.slice(1)));
+    await tick();
+    expect(t.last()).toEqual(selected(0, 'always'));
+  });
+
+  it('answers only when the verdict arrives; the turn waits meanwhile', async () => {
+    const held = heldVerdict();
+    const t = setup({}, {}, held.permissions);
+    await handshake(t);
+    t.send('USE_TOOL');
+    t.feed(permissionRequest(0, TOUCH));
+    await tick();
+    expect(t.asks).toHaveLength(1);
+    expect(t.written.filter((m) => m.id === 0)).toEqual([]);
+    expect(t.turns.current?.id).toBe('turn-1');
+    expect(t.events.map((e) => e.type)).toEqual(['TURN_STARTED', 'TOOL_CALL']);
+    held.give({ decision: 'allow_once', decidedBy: 'caller', reason: '' });
+    await tick();
+    expect(t.last()).toEqual(selected(0, 'once'));
+    expect(t.turns.current?.id).toBe('turn-1');
+  });
+
+  it('answers "cancelled" once the turn is interrupted, even when the verdict was allow', async () => {
+    const held = heldVerdict();
+    const t = setup({}, {}, held.permissions);
+    await handshake(t);
+    t.send('USE_TOOL');
+    t.feed(permissionRequest(0, TOUCH));
+    await tick();
+    const r = t.interrupt();
+    expect(t.last()).toMatchObject({ method: 'session/cancel' });
+    held.give({ decision: 'allow_once', decidedBy: 'caller', reason: '' });
+    await tick();
+    expect(t.last()).toEqual(cancelled(0));
+    t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'cancelled' } });
+    expect(await r).toEqual({ interrupted: true, turnId: 'turn-1' });
+  });
+
+  it('answers "cancelled" at once, without asking, to a request that comes after the interrupt', async () => {
+    // A gate that never answers: only an answer given without asking can reach the agent.
+    const t = setup({}, {}, () => new Promise(() => {}));
+    await handshake(t);
+    t.send('USE_TOOL');
+    void t.interrupt();
+    t.feed(permissionRequest(1, { toolCallId: 't2' }));
+    await tick();
+    expect(t.last()).toEqual(cancelled(1));
+    expect(t.asks).toEqual([]);
+    t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'cancelled' } });
+  });
+});
+
+describe('AcpDriver answers the agent', () => {
   it('refuses fs/* and terminal/* (no such capability was advertised) and unknown methods', async () => {
     const t = setup();
     await handshake(t);

@@ -141,6 +141,8 @@ export class AcpDriver implements ProtocolDriver {
     if (method === ACP_METHODS.requestPermission) {
       const p = obj(params);
       const turn = this.ctx.turns.current;
+      // After session/cancel, ACP wants every permission request answered "cancelled", at once.
+      if (turn?.interruptRequested) return { outcome: { outcome: 'cancelled' } };
       const offered = offeredOptions(p.options);
       const tool = this.mapper.permissionToolCall(p.toolCall, this.ctx.turns.currentId);
       const toolName = tool?.kind || tool?.title || 'tool';
@@ -153,7 +155,7 @@ export class AcpDriver implements ProtocolDriver {
         ...(this.ctx.turns.currentId ? { turnId: this.ctx.turns.currentId } : {}),
         ...(tool?.title ? { details: { title: tool.title } } : {}),
       });
-      // After session/cancel, ACP wants every permission request answered "cancelled".
+      // Interrupted while it waited: "cancelled" too, whatever the verdict.
       if (turn?.interruptRequested) return { outcome: { outcome: 'cancelled' } };
       return { outcome: answerPermission(verdict.decision, offered) };
     }

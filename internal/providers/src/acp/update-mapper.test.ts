@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../events.js';
-import { answerPermission } from './permission-answer.js';
 import { UpdateMapper } from './update-mapper.js';
 
 // Real lines of opencode 1.18.33 and gemini 0.61.0, with temporary paths written as <tmpdir>.
@@ -46,31 +45,32 @@ const A3_TOOL = [
   '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"01a20248-9934-7852-8399-3ea2e6674ea7","update":{"sessionUpdate":"session_info_update","title":"please USE_TOOL"}}}',
 ];
 
-/** Feeds captured lines to a mapper the way the driver does; permission lines are answered by `policy`. */
-function replay(lines: string[], policy: 'allow' | 'deny' = 'allow') {
+/** Feeds captured lines to a mapper the way the driver does; `asked` gets what each permission request returned. */
+function replay(lines: string[]) {
   const events: AgentEvent[] = [];
+  const asked: unknown[] = [];
   const m = new UpdateMapper((e) => events.push(e));
   m.begin();
   for (const line of lines) {
     if (line.startsWith('PERMISSION ')) {
       const req = JSON.parse(line.slice(11));
-      m.permission(req.params.toolCall, answerPermission(policy, req.params.options), 't1');
+      asked.push(m.permissionToolCall(req.params.toolCall, 't1'));
     } else m.update(JSON.parse(line).params.update, 't1');
   }
-  return { m, events };
+  return { m, events, asked };
 }
 
 const brief = (events: AgentEvent[]) => events.map((e) => [e.type, e.text]);
 
 describe('UpdateMapper on captured opencode acp lines (o5)', () => {
-  it('maps text, tool call, permission and result, and ends each message when its id changes', () => {
+  it('maps text, tool call and result, and ends each message when its id changes', () => {
     const { m, events } = replay(O5_TOOL_TURN);
     m.flush('t1');
+    // The permission request is about a tool call already announced: no second TOOL_CALL.
     expect(brief(events)).toEqual([
       ['AGENT_MESSAGE_DELTA', 'Running a command.'],
       ['AGENT_MESSAGE', 'Running a command.'],
       ['TOOL_CALL', 'Bash'],
-      ['TOOL_CALL', 'permission allow: touch created.txt'],
       ['TOOL_RESULT', '(no output)'],
       ['AGENT_MESSAGE_DELTA', 'Tool'],
       ['AGENT_MESSAGE_DELTA', ' ran'],
@@ -90,15 +90,6 @@ describe('UpdateMapper on captured opencode acp lines (o5)', () => {
     expect(events[3]?.data).toMatchObject({
       tool_call_id: 'toolu_fake_10',
       name: 'touch created.txt',
-      input: { command: 'touch created.txt' },
-      permission: 'allow',
-      permission_outcome: 'selected',
-      option_id: 'once',
-      option_kind: 'allow_once',
-    });
-    expect(events[4]?.data).toMatchObject({
-      tool_call_id: 'toolu_fake_10',
-      name: 'touch created.txt',
       status: 'completed',
       is_error: false,
       output: '(no output)',
@@ -116,13 +107,18 @@ describe('UpdateMapper on captured opencode acp lines (o5)', () => {
     });
   });
 
-  it('records a denied permission with the reject option', () => {
-    const { events } = replay(O5_TOOL_TURN.slice(0, 4), 'deny');
-    expect(events.at(-1)).toMatchObject({
-      type: 'TOOL_CALL',
-      text: 'permission deny: touch created.txt',
-      data: { permission: 'deny', option_id: 'reject', option_kind: 'reject_once' },
-    });
+  it('gives the permission request its tool call merged with the earlier updates', () => {
+    const { asked } = replay(O5_TOOL_TURN.slice(0, 4));
+    expect(asked).toEqual([
+      expect.objectContaining({
+        toolCallId: 'toolu_fake_10',
+        title: 'touch created.txt',
+        kind: 'execute',
+        status: 'pending',
+        locations: [],
+        rawInput: { command: 'touch created.txt' },
+      }),
+    ]);
   });
 });
 
@@ -131,19 +127,21 @@ describe('UpdateMapper on captured gemini --acp lines (g3)', () => {
     const { m, events } = replay(G3_TOOL_TURN);
     m.flush('t1');
     expect(brief(events)).toEqual([
-      ['TOOL_CALL', 'permission allow: touch gemini_created.txt'],
+      ['TOOL_CALL', 'touch gemini_created.txt'],
       ['TOOL_RESULT', ''],
       ['AGENT_MESSAGE_DELTA', 'Tool'],
       ['AGENT_MESSAGE_DELTA', ' ran'],
       ['AGENT_MESSAGE_DELTA', ' fine.'],
       ['AGENT_MESSAGE', 'Tool ran fine.'],
     ]);
-    expect(events[0]?.data).toMatchObject({
+    // The announcement says nothing of the permission: the gate records that.
+    expect(events[0]?.data).toEqual({
       tool_call_id: 'run_shell_command__run_shell_command_1795334454015_0',
+      name: 'touch gemini_created.txt',
+      input: {},
       kind: 'execute',
-      permission: 'allow',
-      option_id: 'proceed_once',
-      option_kind: 'allow_once',
+      status: 'pending',
+      locations: [],
     });
     expect(events[5]?.data).toBeUndefined();
   });
@@ -234,16 +232,31 @@ describe('UpdateMapper edge cases', () => {
     expect(events[1]).toMatchObject({ text: 'denied', data: { is_error: true, output: 'denied' } });
   });
 
-  it('answers cancelled when the agent offers no option of the wanted kind', () => {
-    expect(answerPermission('allow', [{ optionId: 'a', kind: 'allow_always' }])).toEqual({
-      outcome: { outcome: 'cancelled' },
-      decision: 'allow',
+  it('a permission request ends the pending message before announcing its tool call', () => {
+    const events: AgentEvent[] = [];
+    const m = new UpdateMapper((e) => events.push(e));
+    m.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hm.' } }, 't');
+    const fields = m.permissionToolCall({ toolCallId: 'x', title: 'rm -rf /' }, 't');
+    expect(fields).toMatchObject({ toolCallId: 'x', title: 'rm -rf /' });
+    expect(brief(events)).toEqual([
+      ['AGENT_MESSAGE_DELTA', 'Hm.'],
+      ['AGENT_MESSAGE', 'Hm.'],
+      ['TOOL_CALL', 'rm -rf /'],
+    ]);
+    // Asked again about the same call: merged, not announced twice.
+    expect(m.permissionToolCall({ toolCallId: 'x', kind: 'execute' }, 't')).toMatchObject({
+      title: 'rm -rf /',
+      kind: 'execute',
     });
-    expect(answerPermission('deny', [{ optionId: 'r', kind: 'reject_always' }]).outcome).toEqual({
-      outcome: 'selected',
-      optionId: 'r',
-    });
-    expect(answerPermission('deny', 'garbage').outcome).toEqual({ outcome: 'cancelled' });
+    expect(events).toHaveLength(3);
+  });
+
+  it('a permission request without a tool call id has no tool call and emits nothing', () => {
+    const events: AgentEvent[] = [];
+    const m = new UpdateMapper((e) => events.push(e));
+    expect(m.permissionToolCall({ title: 'x' }, 't')).toBeUndefined();
+    expect(m.permissionToolCall(undefined, 't')).toBeUndefined();
+    expect(events).toEqual([]);
   });
 
   it('caps a complete message; the deltas still carry everything', () => {

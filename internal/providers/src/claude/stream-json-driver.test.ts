@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../json-value.js';
-import { driverHarness } from '../testing/driver-harness.js';
+import { PERMISSION_DECISIONS, type PermissionVerdict } from '../permission.js';
+import { driverHarness, type HarnessOptions } from '../testing/driver-harness.js';
 import { StreamJsonDriver } from './stream-json-driver.js';
 
 // Lines captured from the real claude 2.1.197 CLI.
@@ -11,9 +12,28 @@ const capture = (name: string) =>
     .split('\n')
     .map((l) => JSON.parse(l) as JsonObject);
 
-function setup(permissions: 'allow' | 'deny' = 'deny') {
+function setup(permissions: HarnessOptions['permissions'] = 'deny') {
   return driverHarness((ctx) => new StreamJsonDriver(ctx), { permissions });
 }
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+/** claude's `can_use_tool` control request for a Bash command. */
+const canUseTool = (requestId: string, extra: JsonObject = {}): JsonObject => ({
+  type: 'control_request',
+  request_id: requestId,
+  request: {
+    subtype: 'can_use_tool',
+    tool_name: 'Bash',
+    input: { command: 'touch created.txt' },
+    tool_use_id: 'toolu_1',
+    ...extra,
+  },
+});
+const answered = (requestId: string, response: JsonObject) => ({
+  type: 'control_response',
+  response: { subtype: 'success', request_id: requestId, response },
+});
 
 describe('StreamJsonDriver on real claude output', () => {
   it('completes the initialize handshake on the CLI control_response', async () => {
@@ -110,10 +130,11 @@ describe('StreamJsonDriver on real claude output', () => {
     });
   });
 
-  it('maps a tool turn: tool_use, the permission prompt, and the tool_result', async () => {
-    const { driver, events, written, send } = setup('allow');
+  it('maps a tool turn: tool_use, the permission prompt asked of the gate, and the tool_result', async () => {
+    const { driver, events, written, send, asks } = setup('allow_once');
     send('go');
     for (const line of capture('tool-turn.jsonl')) driver.onMessage(line);
+    await tick();
     const input = { command: 'touch created.txt', description: 'create file' };
     expect(events.slice(1)).toEqual([
       {
@@ -122,19 +143,6 @@ describe('StreamJsonDriver on real claude output', () => {
         text: 'Bash',
         turnId: 'turn-1',
         data: { tool_use_id: 'toolu_1', name: 'Bash', input },
-      },
-      {
-        type: 'TOOL_CALL',
-        stream: 'system',
-        text: 'Bash: permission allowed',
-        turnId: 'turn-1',
-        data: {
-          permission: 'allow',
-          tool_use_id: 'toolu_1',
-          name: 'Bash',
-          input: { command: 'touch created.txt' },
-          blocked_path: '/repo/created.txt',
-        },
       },
       {
         type: 'TOOL_RESULT',
@@ -146,6 +154,17 @@ describe('StreamJsonDriver on real claude output', () => {
           is_error: false,
           tool_use_result: { stdout: 'hi', stderr: '', interrupted: false },
         },
+      },
+    ]);
+    expect(asks).toEqual([
+      {
+        tool: 'Bash',
+        summary: 'touch created.txt',
+        input: { command: 'touch created.txt' },
+        options: PERMISSION_DECISIONS,
+        toolCallId: 'toolu_1',
+        turnId: 'turn-1',
+        details: { blocked_path: '/repo/created.txt' },
       },
     ]);
     // The answer echoes the input back unchanged as updatedInput.
@@ -191,35 +210,63 @@ describe('StreamJsonDriver on real claude output', () => {
     ]);
   });
 
-  it('answers can_use_tool by policy and records the answer', () => {
-    for (const [policy, behavior] of [
-      ['allow', 'allow'],
-      ['deny', 'deny'],
-    ] as const) {
-      const { driver, events, written, send } = setup(policy);
+  it.each([
+    ['allow_once', { behavior: 'allow', updatedInput: { command: 'touch created.txt' } }],
+    ['allow_session', { behavior: 'allow', updatedInput: { command: 'touch created.txt' } }],
+    ['deny', { behavior: 'deny', message: "denied by the bridge's policy" }],
+  ] as const)(
+    'answers can_use_tool decided %s, and emits no event of its own',
+    async (decision, response) => {
+      const { driver, events, written, send } = setup(decision);
       send('go');
-      const input = { command: 'touch created.txt' };
-      driver.onMessage({
-        type: 'control_request',
-        request_id: '858a',
-        request: { subtype: 'can_use_tool', tool_name: 'Bash', input, tool_use_id: 'toolu_1' },
-      });
-      expect(written.at(-1)).toEqual({
-        type: 'control_response',
-        response: {
-          subtype: 'success',
-          request_id: '858a',
-          response:
-            behavior === 'allow'
-              ? { behavior, updatedInput: input }
-              : { behavior, message: 'denied by bridge policy' },
-        },
-      });
-      expect(events.at(-1)).toMatchObject({
-        type: 'TOOL_CALL',
-        data: { permission: policy, tool_use_id: 'toolu_1', name: 'Bash', input },
-      });
-    }
+      driver.onMessage(canUseTool('858a'));
+      await tick();
+      expect(written.at(-1)).toEqual(answered('858a', response));
+      expect(events.map((e) => e.type)).toEqual(['TURN_STARTED']);
+    },
+  );
+
+  it('tells claude who denied and why', async () => {
+    const { driver, written, send } = setup(async () => ({
+      decision: 'deny',
+      decidedBy: 'caller',
+      reason: 'not on main',
+    }));
+    send('go');
+    driver.onMessage(canUseTool('r1'));
+    await tick();
+    expect(written.at(-1)).toEqual(
+      answered('r1', { behavior: 'deny', message: 'denied by the bridge client: not on main' }),
+    );
+  });
+
+  it('asks without turn or tool call id when claude gives none', async () => {
+    const { driver, asks } = setup();
+    driver.onMessage(canUseTool('r1', { tool_use_id: undefined, input: { file_path: '/x' } }));
+    await tick();
+    expect(asks).toEqual([
+      { tool: 'Bash', summary: '/x', input: { file_path: '/x' }, options: PERMISSION_DECISIONS },
+    ]);
+  });
+
+  it('answers only when the verdict arrives; the turn waits meanwhile', async () => {
+    let give: (v: PermissionVerdict) => void = () => {};
+    const verdict = new Promise<PermissionVerdict>((r) => {
+      give = r;
+    });
+    const { driver, turns, written, send, asks } = setup(() => verdict);
+    send('go');
+    driver.onMessage(canUseTool('r1'));
+    await tick();
+    expect(asks).toHaveLength(1);
+    expect(written.map((m) => m.type)).toEqual(['user']);
+    expect(turns.current?.id).toBe('turn-1');
+    give({ decision: 'allow_session', decidedBy: 'caller', reason: '' });
+    await tick();
+    expect(written.at(-1)).toEqual(
+      answered('r1', { behavior: 'allow', updatedInput: { command: 'touch created.txt' } }),
+    );
+    expect(turns.current?.id).toBe('turn-1');
   });
 
   it('queues an input sent during a turn and starts it after the result', () => {

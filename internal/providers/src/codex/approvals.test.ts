@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { answerApproval, pickDecision } from './approvals.js';
+import { PERMISSION_DECISIONS } from '../permission.js';
+import { answerUserInput, approvalRequest, pickDecision } from './approvals.js';
 
 describe('pickDecision', () => {
-  it('allow grants this request only', () => {
-    expect(pickDecision('allow', ['accept', 'acceptForSession', 'decline', 'cancel'])).toBe(
-      'accept',
-    );
-    expect(pickDecision('allow', undefined)).toBe('accept');
+  it('any allow grants this request only', () => {
+    const all = ['accept', 'acceptForSession', 'decline', 'cancel'];
+    expect(pickDecision('allow_once', all)).toBe('accept');
+    expect(pickDecision('allow_session', all)).toBe('accept');
+    expect(pickDecision('allow_once', undefined)).toBe('accept');
   });
   it('deny declines when it can, else cancels', () => {
     expect(pickDecision('deny', undefined)).toBe('decline');
+    expect(pickDecision('deny', [])).toBe('decline');
     expect(pickDecision('deny', ['accept', 'decline', 'cancel'])).toBe('decline');
     // The captured 0.169 command request offers no "decline".
     expect(
@@ -22,30 +24,69 @@ describe('pickDecision', () => {
   });
 });
 
-describe('answerApproval', () => {
-  it('answers a file change and records it as a TOOL_CALL', () => {
-    const a = answerApproval(
-      'item/fileChange/requestApproval',
+describe('approvalRequest', () => {
+  const FILE_CHANGE = 'item/fileChange/requestApproval';
+  const COMMAND = 'item/commandExecution/requestApproval';
+  const PERMISSIONS = 'item/permissions/requestApproval';
+
+  it('asks about a file change and words the decision for codex', () => {
+    const a = approvalRequest(
+      FILE_CHANGE,
       { threadId: 't', turnId: 'u', itemId: 'call_1', reason: 'write outside', grantRoot: '/r' },
-      'deny',
+      'turn-1',
+    );
+    expect(a?.ask).toEqual({
+      tool: 'fileChange',
+      summary: 'write under /r',
+      input: { grant_root: '/r' },
+      options: PERMISSION_DECISIONS,
+      toolCallId: 'call_1',
+      turnId: 'u',
+      details: { approval_request: FILE_CHANGE, agent_reason: 'write outside' },
+    });
+    expect(a?.result('allow_once')).toEqual({ decision: 'accept' });
+    expect(a?.result('allow_session')).toEqual({ decision: 'accept' });
+    expect(a?.result('deny')).toEqual({ decision: 'decline' });
+  });
+
+  it('takes the current turn when codex names none, and says nothing of a missing reason', () => {
+    const a = approvalRequest(FILE_CHANGE, { itemId: 'c' }, 'turn-1');
+    expect(a?.ask).toMatchObject({
+      summary: 'apply a file change',
+      input: { grant_root: null },
+      turnId: 'turn-1',
+      details: { approval_request: FILE_CHANGE },
+    });
+    expect(a?.ask.details).not.toHaveProperty('agent_reason');
+    expect(approvalRequest(FILE_CHANGE, {}, undefined)?.ask).not.toHaveProperty('turnId');
+  });
+
+  it('asks about a command with its command line, offering what codex offers', () => {
+    const params = {
+      turnId: 'u',
+      itemId: 'call_5',
+      command: "/bin/bash -lc 'touch x'",
+      cwd: '/repo',
+      availableDecisions: ['accept', 'cancel'],
+    };
+    const a = approvalRequest(COMMAND, params, undefined);
+    expect(a?.ask).toMatchObject({
+      tool: 'commandExecution',
+      summary: "/bin/bash -lc 'touch x'",
+      input: { command: "/bin/bash -lc 'touch x'", cwd: '/repo' },
+      options: PERMISSION_DECISIONS,
+    });
+    // No "decline" among codex's choices: a denial cancels.
+    expect(a?.result('deny')).toEqual({ decision: 'cancel' });
+    expect(a?.result('allow_session')).toEqual({ decision: 'accept' });
+    // No "accept" among them: deny is the only choice.
+    const denyOnly = approvalRequest(
+      COMMAND,
+      { ...params, availableDecisions: ['decline', 'cancel'] },
       undefined,
     );
-    expect(a?.result).toEqual({ decision: 'decline' });
-    expect(a?.event).toEqual({
-      type: 'TOOL_CALL',
-      stream: 'system',
-      text: 'approval for file change: decline',
-      turnId: 'u',
-      data: {
-        tool_call_id: 'call_1',
-        name: 'fileChange',
-        input: { grant_root: '/r' },
-        approval_request: 'item/fileChange/requestApproval',
-        permission: 'deny',
-        decision: 'decline',
-        reason: 'write outside',
-      },
-    });
+    expect(denyOnly?.ask.options).toEqual(['deny']);
+    expect(denyOnly?.result('deny')).toEqual({ decision: 'decline' });
   });
 
   it('grants exactly the requested permissions for the turn, or nothing', () => {
@@ -54,36 +95,44 @@ describe('answerApproval', () => {
       itemId: 'p',
       permissions: { network: { enabled: true }, fileSystem: null },
     };
-    expect(
-      answerApproval('item/permissions/requestApproval', params, 'allow', undefined)?.result,
-    ).toEqual({
-      permissions: { network: { enabled: true } },
-      scope: 'turn',
+    const a = approvalRequest(PERMISSIONS, params, undefined);
+    expect(a?.ask).toMatchObject({
+      tool: 'permissions',
+      summary: '{"network":{"enabled":true},"fileSystem":null}',
+      input: { permissions: params.permissions },
+      options: PERMISSION_DECISIONS,
     });
-    expect(
-      answerApproval('item/permissions/requestApproval', params, 'deny', undefined)?.result,
-    ).toEqual({
-      permissions: {},
-      scope: 'turn',
-    });
+    const granted = { permissions: { network: { enabled: true } }, scope: 'turn' };
+    expect(a?.result('allow_once')).toEqual(granted);
+    expect(a?.result('allow_session')).toEqual(granted);
+    expect(a?.result('deny')).toEqual({ permissions: {}, scope: 'turn' });
   });
 
-  it('answers a user-input request with no answers, even when permissions allow', () => {
-    const a = answerApproval(
+  it('is undefined for user input and other methods', () => {
+    expect(approvalRequest('item/tool/requestUserInput', {}, undefined)).toBeUndefined();
+    expect(approvalRequest('item/tool/call', {}, undefined)).toBeUndefined();
+  });
+});
+
+describe('answerUserInput', () => {
+  it('answers with no answers and records it as a TOOL_CALL', () => {
+    const a = answerUserInput(
       'item/tool/requestUserInput',
       { turnId: 'u', itemId: 'q', questions: [{ id: 'q1' }] },
-      'allow',
       undefined,
     );
     expect(a?.result).toEqual({ answers: {} });
-    expect(a?.event.data).toMatchObject({
+    expect(a?.event).toMatchObject({ type: 'TOOL_CALL', turnId: 'u' });
+    expect(a?.event.data).toEqual({
+      tool_call_id: 'q',
       name: 'requestUserInput',
-      permission: 'deny',
+      input: { questions: [{ id: 'q1' }] },
+      approval_request: 'item/tool/requestUserInput',
       decision: 'no answer',
     });
   });
 
   it('is undefined for other methods', () => {
-    expect(answerApproval('item/tool/call', {}, 'allow', undefined)).toBeUndefined();
+    expect(answerUserInput('item/fileChange/requestApproval', {}, undefined)).toBeUndefined();
   });
 });

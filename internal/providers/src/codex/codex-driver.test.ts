@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../events.js';
 import type { JsonObject } from '../json-value.js';
+import { PERMISSION_DECISIONS, type PermissionVerdict } from '../permission.js';
 import { InputClosedError } from '../supervised-process.js';
-import { driverHarness } from '../testing/driver-harness.js';
+import { driverHarness, type HarnessOptions } from '../testing/driver-harness.js';
 import { CodexDriver } from './codex-driver.js';
 
 // The JSON lines of a real `codex app-server` 0.169.0 session (initialize,
@@ -38,7 +39,10 @@ function between(
 const isTurnStartAnswer = (n: number) => (m: Record<string, unknown>) =>
   m.id === n && 'result' in m;
 
-function harness(permissions: 'allow' | 'deny' = 'deny', options: Record<string, string> = {}) {
+function harness(
+  permissions: HarnessOptions['permissions'] = 'deny',
+  options: Record<string, string> = {},
+) {
   const h = driverHarness((ctx) => new CodexDriver(ctx, '1.2.3'), {
     permissions,
     options,
@@ -148,7 +152,14 @@ describe('CodexDriver handshake', () => {
 });
 
 describe('CodexDriver turns (captured app-server session)', () => {
-  async function toolTurn(permissions: 'allow' | 'deny') {
+  const isApproval = (m: Record<string, unknown>) =>
+    m.method === 'item/commandExecution/requestApproval';
+
+  /** The captured USE_TOOL turn, fed up to (excluding) the line `until` matches, or whole. */
+  async function toolTurn(
+    permissions: HarnessOptions['permissions'],
+    until: (m: Record<string, unknown>) => boolean = isTurnStartAnswer(6),
+  ) {
     const h = harness(permissions);
     await h.start();
     h.events.length = 0;
@@ -161,16 +172,15 @@ describe('CodexDriver turns (captured app-server session)', () => {
     expect(h.turns.current?.id).toBe('turn-1');
     h.feed(answer(5, req.id));
     await h.tick();
-    h.feed(...between(isTurnStartAnswer(5), isTurnStartAnswer(6)));
+    h.feed(...between(isTurnStartAnswer(5), until));
     await h.tick();
     return h;
   }
 
-  it('maps a tool turn: TOOL_CALL, approval, TOOL_RESULT, deltas, message, usage, completion', async () => {
-    const h = await toolTurn('allow');
+  it('maps a tool turn: TOOL_CALL, TOOL_RESULT, deltas, message, usage, completion', async () => {
+    const h = await toolTurn('allow_once');
     expect(types(h.events)).toEqual([
       'TURN_STARTED',
-      'TOOL_CALL',
       'TOOL_CALL',
       'TOOL_RESULT',
       'AGENT_MESSAGE_DELTA',
@@ -181,7 +191,7 @@ describe('CodexDriver turns (captured app-server session)', () => {
       'STDERR',
     ]);
     expect(h.events.slice(0, -1).every((e) => e.turnId === TURN1)).toBe(true);
-    const [started, call, approval, result] = h.events;
+    const [started, call, result] = h.events;
     expect(started).toMatchObject({ data: { thread_id: THREAD } });
     expect(call).toMatchObject({
       text: "/bin/bash -lc 'touch codex_created.txt'",
@@ -189,15 +199,6 @@ describe('CodexDriver turns (captured app-server session)', () => {
         tool_call_id: 'call_5',
         name: 'commandExecution',
         input: { command: "/bin/bash -lc 'touch codex_created.txt'", cwd: '<tmpdir>' },
-      },
-    });
-    expect(approval).toMatchObject({
-      stream: 'system',
-      data: {
-        tool_call_id: 'call_5',
-        approval_request: 'item/commandExecution/requestApproval',
-        permission: 'allow',
-        decision: 'accept',
       },
     });
     expect(result).toMatchObject({
@@ -208,8 +209,8 @@ describe('CodexDriver turns (captured app-server session)', () => {
       ' ran',
       ' fine.',
     ]);
-    expect(h.events[7]).toMatchObject({ text: 'Tool ran fine.', data: { item_id: 'msg_6' } });
-    expect(h.events[8]).toMatchObject({
+    expect(h.events[6]).toMatchObject({ text: 'Tool ran fine.', data: { item_id: 'msg_6' } });
+    expect(h.events[7]).toMatchObject({
       text: 'completed',
       done: true,
       data: {
@@ -233,12 +234,62 @@ describe('CodexDriver turns (captured app-server session)', () => {
     expect(h.turns.current).toBeUndefined();
   });
 
-  it('denies by cancel when codex offers no "decline" (as 0.169 does for commands)', async () => {
+  it('asks the gate about the command approval', async () => {
     const h = await toolTurn('deny');
-    expect(h.written).toContainEqual({ id: 0, result: { decision: 'cancel' } });
-    expect(h.events[2]).toMatchObject({
+    expect(h.asks).toEqual([
+      {
+        tool: 'commandExecution',
+        summary: "/bin/bash -lc 'touch codex_created.txt'",
+        input: { command: "/bin/bash -lc 'touch codex_created.txt'", cwd: '<tmpdir>' },
+        options: PERMISSION_DECISIONS,
+        toolCallId: 'call_5',
+        turnId: TURN1,
+        details: { approval_request: 'item/commandExecution/requestApproval' },
+      },
+    ]);
+  });
+
+  it.each([
+    ['allow_once', 'accept'],
+    ['allow_session', 'accept'],
+    // codex 0.169 offers no "decline" for commands: a denial cancels.
+    ['deny', 'cancel'],
+  ] as const)('answers %s as %s', async (decision, answer) => {
+    const h = await toolTurn(decision);
+    expect(h.written).toContainEqual({ id: 0, result: { decision: answer } });
+  });
+
+  it('answers only when the verdict arrives; the turn waits meanwhile', async () => {
+    let give: (v: PermissionVerdict) => void = () => {};
+    const verdict = new Promise<PermissionVerdict>((r) => {
+      give = r;
+    });
+    const h = await toolTurn(() => verdict, isApproval);
+    h.feed(CAPTURE.find(isApproval));
+    await h.tick();
+    expect(h.asks).toHaveLength(1);
+    expect(h.written.filter((m) => m.id === 0)).toEqual([]);
+    expect(h.turns.current?.id).toBe(TURN1);
+    give({ decision: 'allow_once', decidedBy: 'caller', reason: '' });
+    await h.tick();
+    expect(h.written.at(-1)).toEqual({ id: 0, result: { decision: 'accept' } });
+    expect(h.turns.current?.id).toBe(TURN1);
+  });
+
+  it('answers a user-input request with no answers, without asking the gate', async () => {
+    const h = harness('allow_once');
+    await h.start();
+    h.feed({
+      id: 4,
+      method: 'item/tool/requestUserInput',
+      params: { itemId: 'q', questions: [{ id: 'q1' }] },
+    });
+    await h.tick();
+    expect(h.written.at(-1)).toEqual({ id: 4, result: { answers: {} } });
+    expect(h.asks).toEqual([]);
+    expect(h.events.at(-1)).toMatchObject({
       type: 'TOOL_CALL',
-      data: { permission: 'deny', decision: 'cancel' },
+      data: { name: 'requestUserInput', decision: 'no answer' },
     });
   });
 
