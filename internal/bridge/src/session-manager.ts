@@ -134,9 +134,10 @@ export class SessionManager {
     for (const s of this.sessions.values()) {
       const snap = { provider: s.request.provider, status: s.status };
       const key = `${snap.provider}\u0000${snap.status}`;
-      const g = groups.get(key) ?? { ...snap, sessions: 0, subscribers: 0 };
+      const g = groups.get(key) ?? { ...snap, sessions: 0, subscribers: 0, permissionsWaiting: 0 };
       g.sessions++;
       g.subscribers += s.activeStreams;
+      g.permissionsWaiting += s.permissions.waiting;
       groups.set(key, g);
     }
     return [...groups.values()];

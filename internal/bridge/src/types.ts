@@ -64,6 +64,8 @@ export interface SessionCensus {
   status: SessionStatus;
   sessions: number;
   subscribers: number;
+  /** Permission requests of these sessions waiting for an answer. */
+  permissionsWaiting: number;
 }
 
 /** Settings of the core, from the daemon's configuration. Durations in ms, sizes in bytes. */

@@ -6,6 +6,7 @@ export interface CensusRow {
   status: string;
   sessions: number;
   subscribers: number;
+  permissionsWaiting: number;
 }
 
 /** The part of a stored or delivered event the counters look at. */
@@ -85,6 +86,22 @@ export function createBridgeMetrics(opts: BridgeMetricsOptions): BridgeMetrics {
       for (const row of opts.census()) this.inc({ provider: row.provider }, row.subscribers);
     },
   });
+  new Gauge({
+    name: 'bridge_permission_requests_waiting',
+    help: 'Agent permission requests waiting for a RespondPermission answer (permissions: ask), by provider.',
+    labelNames: ['provider'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const row of opts.census()) this.inc({ provider: row.provider }, row.permissionsWaiting);
+    },
+  });
+  const permissions = new Counter({
+    name: 'bridge_permission_decisions_total',
+    help: 'Agent permission requests resolved, by provider, decision (allow_once, allow_session, deny) and who decided (caller, policy, auto_allow, session_grant, timeout, interrupt, stop, shutdown, exit).',
+    labelNames: ['provider', 'decision', 'decided_by'],
+    registers: [registry],
+  });
   const eventsIn = new Counter({
     name: 'bridge_events_in_total',
     help: 'Events stored in session buffers (agent output and lifecycle events), by provider.',
@@ -155,6 +172,12 @@ export function createBridgeMetrics(opts: BridgeMetricsOptions): BridgeMetrics {
         c.bytes.inc(bytes);
         if (event.type === 'SESSION_STOPPED' || event.type === 'SESSION_FAILED') {
           exits.inc({ provider, outcome: exitOutcome(event) });
+        } else if (event.type === 'PERMISSION_RESOLVED') {
+          permissions.inc({
+            provider,
+            decision: String(event.data?.decision ?? ''),
+            decided_by: String(event.data?.decided_by ?? ''),
+          });
         }
       },
       delivered(count, bytes, overflow) {

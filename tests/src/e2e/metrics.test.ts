@@ -3,11 +3,12 @@ import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect as tlsConnect } from 'node:tls';
 import { issueCert } from '@agent-bridge/pki';
-import { SessionStatus } from '@agent-bridge/proto';
+import { EventType, PermissionDecision, SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
 import {
   bearer,
   codeOf,
+  ofType,
   parseExposition,
   scrape,
   status,
@@ -20,7 +21,12 @@ import {
 const value = (samples: Map<string, number>, key: string) => samples.get(key) ?? 0;
 
 describe('metrics over mutual TLS', () => {
-  const bridge = useDaemon({ config: { metrics: { listen: '127.0.0.1:0' } } });
+  const bridge = useDaemon({
+    config: {
+      metrics: { listen: '127.0.0.1:0' },
+      providers: { mock_ask: { adapter: 'mock', permissions: 'ask' } },
+    },
+  });
   const metrics = async () => {
     const port = bridge.daemon.metricsPort;
     if (port === undefined) throw new Error('the daemon reported no metrics port');
@@ -29,6 +35,32 @@ describe('metrics over mutual TLS', () => {
     expect(res.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
     return parseExposition(res.body);
   };
+
+  it('counts permission requests waiting, then the decision and who made it', async () => {
+    const s = await bridge.sessions().start('mock_ask');
+    await s.send('/tool Bash ls -la');
+    const asked = await s.events((all) =>
+      all.some((e) => e.type === EventType.EVENT_TYPE_PERMISSION_REQUESTED),
+    );
+    const requestId = ofType(asked, EventType.EVENT_TYPE_PERMISSION_REQUESTED)[0]?.data
+      ?.request_id as string;
+    const decided =
+      'bridge_permission_decisions_total{provider="mock_ask",decision="deny",decided_by="caller"}';
+    const waiting = await metrics();
+    expect(value(waiting, 'bridge_permission_requests_waiting{provider="mock_ask"}')).toBe(1);
+    expect(value(waiting, decided)).toBe(0);
+    await bridge.call((c) => c.respondPermission, {
+      sessionId: s.sessionId,
+      requestId,
+      decision: PermissionDecision.PERMISSION_DECISION_DENY,
+      reason: '',
+    });
+    await s.events(turnsDone(1));
+    const after = await metrics();
+    expect(value(after, 'bridge_permission_requests_waiting{provider="mock_ask"}')).toBe(0);
+    expect(value(after, decided)).toBe(1);
+    await s.stop();
+  });
 
   it('counts sessions, events in and out, auth decisions and call latency', async () => {
     const before = await metrics();
