@@ -302,6 +302,30 @@ describe('PermissionGate: nothing is left hanging', () => {
     void next;
   });
 
+  it("a turn that ends resolves its own waiting requests before its TURN_COMPLETED, not another turn's", async () => {
+    const { start } = setup();
+    const s = await start();
+    const mine = s.agent.ask(bash);
+    const other = s.agent.ask({ ...bash, turnId: 'turn-2' });
+    s.agent.emit({
+      type: 'TURN_COMPLETED',
+      stream: 'system',
+      text: 'interrupted',
+      turnId: 'turn-1',
+      data: { interrupted: true },
+    });
+    expect(await mine).toMatchObject({ decision: 'deny', decidedBy: 'interrupt' });
+    s.agent.emit({ type: 'TURN_COMPLETED', stream: 'system', text: 'completed', turnId: 'turn-2' });
+    expect(await other).toMatchObject({ decision: 'deny', decidedBy: 'turn_end' });
+    const types = (await s.sofar()).map((e) => `${e.type}:${e.turnId}`);
+    expect(types.slice(-4)).toEqual([
+      'PERMISSION_RESOLVED:turn-1',
+      'TURN_COMPLETED:turn-1',
+      'PERMISSION_RESOLVED:turn-2',
+      'TURN_COMPLETED:turn-2',
+    ]);
+  });
+
   it('a stop resolves waiting requests ("stop") before the terminal event', async () => {
     const { manager, start } = setup();
     const s = await start();

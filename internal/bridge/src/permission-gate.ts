@@ -12,7 +12,7 @@ import { type PermissionPolicy, toolMatcher } from './permission-policy.js';
 import type { Caller } from './types.js';
 
 /** Why requests nobody answered were resolved by the policy's fallback. */
-export type SettleCause = 'timeout' | 'interrupt' | 'stop' | 'shutdown' | 'exit';
+export type SettleCause = 'timeout' | 'interrupt' | 'turn_end' | 'stop' | 'shutdown' | 'exit';
 
 /** Resolved requests remembered per session, so a late answer hears how (FAILED_PRECONDITION). */
 const REMEMBERED_RESOLUTIONS = 1024;
@@ -148,9 +148,21 @@ export class PermissionGate {
 
   /** Resolves every waiting request by the fallback; with an ending cause, later requests too. */
   settleAll(cause: SettleCause): void {
-    if (cause !== 'interrupt' && cause !== 'timeout') this.closedBy ??= cause;
-    for (const [id, entry] of [...this.pending])
+    if (cause === 'stop' || cause === 'shutdown' || cause === 'exit') this.closedBy ??= cause;
+    for (const [id, entry] of [...this.pending]) {
       this.settle(id, this.fallback(entry.options), cause);
+    }
+  }
+
+  /**
+   * The turn ended (by its own deadline, or the agent gave up on its
+   * request): what it asked and nobody answered will never be read, so it is
+   * resolved by the fallback now rather than at its timeout.
+   */
+  settleTurn(turnId: string, cause: 'interrupt' | 'turn_end'): void {
+    for (const [id, entry] of [...this.pending]) {
+      if (entry.turnId === turnId) this.settle(id, this.fallback(entry.options), cause);
+    }
   }
 
   private immediateDecision(

@@ -165,6 +165,13 @@ export class Session {
    * ever enters the ring.
    */
   append(ev: AgentEvent): BridgeEvent {
+    // A turn's unanswered requests are resolved before the event that ends it.
+    if (ev.type === 'TURN_COMPLETED' && ev.turnId) {
+      this.permissions.settleTurn(
+        ev.turnId,
+        ev.data?.interrupted === true ? 'interrupt' : 'turn_end',
+      );
+    }
     return this.store(this.redaction.event(ev));
   }
 

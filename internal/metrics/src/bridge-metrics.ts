@@ -98,7 +98,7 @@ export function createBridgeMetrics(opts: BridgeMetricsOptions): BridgeMetrics {
   });
   const permissions = new Counter({
     name: 'bridge_permission_decisions_total',
-    help: 'Agent permission requests resolved, by provider, decision (allow_once, allow_session, deny) and who decided (caller, policy, auto_allow, session_grant, timeout, interrupt, stop, shutdown, exit).',
+    help: 'Agent permission requests resolved, by provider, decision (allow_once, allow_session, deny) and who decided (caller, policy, auto_allow, session_grant, timeout, interrupt, turn_end, stop, shutdown, exit).',
     labelNames: ['provider', 'decision', 'decided_by'],
     registers: [registry],
   });

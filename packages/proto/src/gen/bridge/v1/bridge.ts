@@ -217,9 +217,10 @@ export enum EventType {
    * `decided_by` ("caller": a RespondPermission answer; "policy": the
    * provider's `permissions: allow|deny`; "auto_allow": the tool is in
    * `auto_allow`; "session_grant": an earlier "allow_session" answer;
-   * "timeout", "interrupt", "stop", "shutdown", "exit": `permission_default`
-   * applied because nobody answered in time, the turn was interrupted, the
-   * session was stopped, the daemon shut down, or the agent exited),
+   * "timeout", "interrupt", "turn_end", "stop", "shutdown", "exit":
+   * `permission_default` applied because nobody answered in time, the turn
+   * was interrupted, the turn ended without the answer, the session was
+   * stopped, the daemon shut down, or the agent exited),
    * `reason` (the caller's, when given), and for "caller" `caller` with
    * `subject`, `issuer` (the token's sub and iss) and `certificate` (the
    * client certificate's identity).
@@ -4647,8 +4648,8 @@ export const BridgeServiceService = {
    * A request nobody answers is resolved by the provider's
    * `permission_default` (deny unless configured) after its
    * `permission_timeout` (default 5m; `data.expires_at` of the request),
-   * and at once when the turn is interrupted, the session stops or fails,
-   * or the daemon shuts down: a request is never left hanging.
+   * and at once when the turn is interrupted or ends, the session stops or
+   * fails, or the daemon shuts down: a request is never left hanging.
    *
    * PERMISSION_DECISION_ALLOW_SESSION allows this request and every later
    * request of the same tool in this session; those are still recorded, as
@@ -4885,8 +4886,8 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    * A request nobody answers is resolved by the provider's
    * `permission_default` (deny unless configured) after its
    * `permission_timeout` (default 5m; `data.expires_at` of the request),
-   * and at once when the turn is interrupted, the session stops or fails,
-   * or the daemon shuts down: a request is never left hanging.
+   * and at once when the turn is interrupted or ends, the session stops or
+   * fails, or the daemon shuts down: a request is never left hanging.
    *
    * PERMISSION_DECISION_ALLOW_SESSION allows this request and every later
    * request of the same tool in this session; those are still recorded, as
@@ -5266,8 +5267,8 @@ export interface BridgeServiceClient extends Client {
    * A request nobody answers is resolved by the provider's
    * `permission_default` (deny unless configured) after its
    * `permission_timeout` (default 5m; `data.expires_at` of the request),
-   * and at once when the turn is interrupted, the session stops or fails,
-   * or the daemon shuts down: a request is never left hanging.
+   * and at once when the turn is interrupted or ends, the session stops or
+   * fails, or the daemon shuts down: a request is never left hanging.
    *
    * PERMISSION_DECISION_ALLOW_SESSION allows this request and every later
    * request of the same tool in this session; those are still recorded, as
