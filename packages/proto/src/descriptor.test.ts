@@ -48,6 +48,7 @@ describe('descriptor set', () => {
       'Health',
       'ListProviders',
       'GetRevocationLists',
+      'RespondPermission',
     ]);
     const kinds = Object.fromEntries(svc!.methods.map((m) => [m.name, m.methodKind]));
     expect(kinds.StreamEvents).toBe('server_streaming');
@@ -168,6 +169,8 @@ describe('public contract names', () => {
       'EVENT_TYPE_TOOL_RESULT',
       'EVENT_TYPE_TURN_COMPLETED',
       'EVENT_TYPE_AGENT_ERROR',
+      'EVENT_TYPE_PERMISSION_REQUESTED',
+      'EVENT_TYPE_PERMISSION_RESOLVED',
     ]);
     expect(e?.values[0]?.number).toBe(0);
   });
