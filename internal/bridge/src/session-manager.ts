@@ -7,6 +7,7 @@ import { type EventCodec, jsonEventCodec } from './event-codec.js';
 import { type EventObserver, noEventObserver } from './event-observer.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
+import type { PermissionPolicy } from './permission-policy.js';
 import { canPin, type PinnedDirectory } from './pinned-directory.js';
 import { type Redactor, SecretRedactor } from './redactor.js';
 import { Session } from './session.js';
@@ -103,6 +104,11 @@ export class SessionManager {
 
   get providers(): ReadonlyMap<string, Provider> {
     return this.deps.providers;
+  }
+
+  /** How a provider's permission requests are decided (ListProviders shows it). */
+  permissionPolicy(providerId: string): PermissionPolicy {
+    return this.deps.settings.permissionPolicy(providerId);
   }
 
   get shuttingDown(): boolean {

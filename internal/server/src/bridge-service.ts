@@ -35,6 +35,7 @@ import {
   fromProtoStatus,
   providerHealthError,
   toProtoAuthState,
+  toProtoPermissionPolicy,
   toProtoSession,
   toProtoStatus,
 } from './convert.js';
@@ -337,6 +338,7 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
               authState: toProtoAuthState(st.authState),
               authDetail: st.authDetail,
               checkedAt: st.checkedAt,
+              permissionPolicy: toProtoPermissionPolicy(manager.permissionPolicy(p.id)),
             };
           }),
         ),

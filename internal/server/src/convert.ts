@@ -1,8 +1,14 @@
-import type { BridgeEvent, SessionSnapshot, SessionStatus } from '@agent-bridge/bridge';
+import type {
+  BridgeEvent,
+  PermissionPolicy,
+  SessionSnapshot,
+  SessionStatus,
+} from '@agent-bridge/bridge';
 import {
   EventType,
   type GetSessionResponse,
   PermissionDecision,
+  type PermissionPolicy as ProtoPermissionPolicy,
   SessionStatus as ProtoStatus,
   ProviderAuthState,
   type SessionEvent,
@@ -142,4 +148,14 @@ const DECISIONS = new Map<PermissionDecision, CorePermissionDecision>([
  */
 export function fromProtoDecision(d: PermissionDecision): CorePermissionDecision {
   return DECISIONS.get(d) ?? ('' as CorePermissionDecision);
+}
+
+/** A provider's permission settings as ListProviders shows them. */
+export function toProtoPermissionPolicy(p: PermissionPolicy): ProtoPermissionPolicy {
+  return {
+    mode: p.mode,
+    timeoutMs: BigInt(p.timeoutMs),
+    defaultDecision: p.fallback,
+    autoAllow: [...p.autoAllow],
+  };
 }

@@ -87,7 +87,20 @@ export type Health = Omit<Proto.HealthResponse, 'providers'> & {
 export type ProviderAuthState = Names<typeof Proto.ProviderAuthState, 'PROVIDER_AUTH_STATE_'>;
 
 /** A configured provider (the contract's ProviderInfo, with plain types). */
-export type ProviderInfo = Omit<Proto.ProviderInfo, 'capabilities' | 'authState'> & {
+export type ProviderInfo = Omit<
+  Proto.ProviderInfo,
+  'capabilities' | 'authState' | 'permissionPolicy'
+> & {
   capabilities: Proto.ProviderCapabilities;
   authState: ProviderAuthState;
+  /** How its sessions' permission requests are decided; mode "ask" waits for respondPermission. */
+  permissionPolicy: {
+    mode: 'deny' | 'allow' | 'ask';
+    /** With "ask": how long a request waits. */
+    timeoutMs: number;
+    /** The decision nobody gave. */
+    defaultDecision: 'deny' | 'allow';
+    /** Tools allowed without asking. */
+    autoAllow: string[];
+  };
 };

@@ -53,7 +53,17 @@ async function readUntil(
 describe('with default limits', () => {
   const bridge = useDaemon({
     fakeProviders: { echo: ['echo'] },
-    config: { providers: { ghost: { binary: '/nonexistent/ghost-agent' } } },
+    config: {
+      providers: {
+        ghost: {
+          binary: '/nonexistent/ghost-agent',
+          permissions: 'ask',
+          permission_timeout: '90s',
+          permission_default: 'allow',
+          auto_allow: ['Read', 'mcp__docs__*'],
+        },
+      },
+    },
   });
   const alpha = () => sdkClient(bridge);
 
@@ -465,6 +475,19 @@ describe('with default limits', () => {
       });
       expect(providers.get('ghost')?.available).toBe(false);
       expect(providers.get('ghost')?.error).not.toBe('');
+      // What decides their sessions' permission requests: the defaults, and ghost's own settings.
+      expect(providers.get('mock')?.permissionPolicy).toEqual({
+        mode: 'deny',
+        timeoutMs: 300_000,
+        defaultDecision: 'deny',
+        autoAllow: [],
+      });
+      expect(providers.get('ghost')?.permissionPolicy).toEqual({
+        mode: 'ask',
+        timeoutMs: 90_000,
+        defaultDecision: 'allow',
+        autoAllow: ['Read', 'mcp__docs__*'],
+      });
     });
   });
 });

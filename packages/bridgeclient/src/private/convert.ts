@@ -111,6 +111,13 @@ export function providerFromWire(p: ProtoProvider): ProviderInfo {
       interrupt: p.capabilities?.interrupt ?? false,
       permissionRequests: p.capabilities?.permissionRequests ?? false,
     },
+    permissionPolicy: {
+      mode: (p.permissionPolicy?.mode || 'deny') as ProviderInfo['permissionPolicy']['mode'],
+      timeoutMs: Number(p.permissionPolicy?.timeoutMs ?? 0n),
+      defaultDecision: (p.permissionPolicy?.defaultDecision ||
+        'deny') as ProviderInfo['permissionPolicy']['defaultDecision'],
+      autoAllow: p.permissionPolicy?.autoAllow ?? [],
+    },
     authState: stripPrefix(
       'PROVIDER_AUTH_STATE_',
       providerAuthStateToJSON(p.authState),

@@ -760,7 +760,29 @@ export interface ProviderInfo {
   /** What the authentication probe said, redacted. */
   authDetail: string;
   /** When the cached health was last refreshed. */
-  checkedAt: Date | undefined;
+  checkedAt:
+    | Date
+    | undefined;
+  /**
+   * How this provider's permission requests are decided (meaningful when
+   * `capabilities.permission_requests`): its `permissions` setting.
+   */
+  permissionPolicy: PermissionPolicy | undefined;
+}
+
+/**
+ * PermissionPolicy is a provider's approval gate configuration, so a client
+ * knows whether its sessions' tool requests will wait for an answer.
+ */
+export interface PermissionPolicy {
+  /** "deny", "allow" or "ask" (requests wait for RespondPermission). */
+  mode: string;
+  /** With "ask": how long a request waits, in milliseconds. */
+  timeoutMs: bigint;
+  /** The decision nobody gave: "deny" or "allow". */
+  defaultDecision: string;
+  /** Tool names (and `*` patterns) allowed without asking. */
+  autoAllow: string[];
 }
 
 export interface ProviderCapabilities {
@@ -3995,6 +4017,7 @@ function createBaseProviderInfo(): ProviderInfo {
     authState: 0,
     authDetail: "",
     checkedAt: undefined,
+    permissionPolicy: undefined,
   };
 }
 
@@ -4026,6 +4049,9 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
     }
     if (message.checkedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.checkedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.permissionPolicy !== undefined) {
+      PermissionPolicy.encode(message.permissionPolicy, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -4115,6 +4141,14 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
             message.checkedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.permissionPolicy = PermissionPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4154,6 +4188,11 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
         : isSet(object.checked_at)
         ? fromJsonTimestamp(object.checked_at)
         : undefined,
+      permissionPolicy: isSet(object.permissionPolicy)
+        ? PermissionPolicy.fromJSON(object.permissionPolicy)
+        : isSet(object.permission_policy)
+        ? PermissionPolicy.fromJSON(object.permission_policy)
+        : undefined,
     };
   },
 
@@ -4186,6 +4225,9 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
     if (message.checkedAt !== undefined) {
       obj.checkedAt = message.checkedAt.toISOString();
     }
+    if (message.permissionPolicy !== undefined) {
+      obj.permissionPolicy = PermissionPolicy.toJSON(message.permissionPolicy);
+    }
     return obj;
   },
 
@@ -4205,6 +4247,141 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
     message.authState = object.authState ?? 0;
     message.authDetail = object.authDetail ?? "";
     message.checkedAt = object.checkedAt ?? undefined;
+    message.permissionPolicy = (object.permissionPolicy !== undefined && object.permissionPolicy !== null)
+      ? PermissionPolicy.fromPartial(object.permissionPolicy)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePermissionPolicy(): PermissionPolicy {
+  return { mode: "", timeoutMs: 0n, defaultDecision: "", autoAllow: [] };
+}
+
+export const PermissionPolicy: MessageFns<PermissionPolicy> = {
+  encode(message: PermissionPolicy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mode !== "") {
+      writer.uint32(10).string(message.mode);
+    }
+    if (message.timeoutMs !== 0n) {
+      if (BigInt.asUintN(64, message.timeoutMs) !== message.timeoutMs) {
+        throw new globalThis.Error("value provided for field message.timeoutMs of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.timeoutMs);
+    }
+    if (message.defaultDecision !== "") {
+      writer.uint32(26).string(message.defaultDecision);
+    }
+    for (const v of message.autoAllow) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PermissionPolicy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePermissionPolicy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.timeoutMs = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.defaultDecision = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.autoAllow.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PermissionPolicy {
+    return {
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+      timeoutMs: isSet(object.timeoutMs)
+        ? BigInt(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? BigInt(object.timeout_ms)
+        : 0n,
+      defaultDecision: isSet(object.defaultDecision)
+        ? globalThis.String(object.defaultDecision)
+        : isSet(object.default_decision)
+        ? globalThis.String(object.default_decision)
+        : "",
+      autoAllow: globalThis.Array.isArray(object?.autoAllow)
+        ? object.autoAllow.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.auto_allow)
+        ? object.auto_allow.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: PermissionPolicy): unknown {
+    const obj: any = {};
+    if (message.mode !== "") {
+      obj.mode = message.mode;
+    }
+    if (message.timeoutMs !== 0n) {
+      obj.timeoutMs = message.timeoutMs.toString();
+    }
+    if (message.defaultDecision !== "") {
+      obj.defaultDecision = message.defaultDecision;
+    }
+    if (message.autoAllow?.length) {
+      obj.autoAllow = message.autoAllow;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PermissionPolicy>, I>>(base?: I): PermissionPolicy {
+    return PermissionPolicy.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PermissionPolicy>, I>>(object: I): PermissionPolicy {
+    const message = createBasePermissionPolicy();
+    message.mode = object.mode ?? "";
+    message.timeoutMs = (object.timeoutMs !== undefined && object.timeoutMs !== null) ? BigInt(object.timeoutMs) : 0n;
+    message.defaultDecision = object.defaultDecision ?? "";
+    message.autoAllow = object.autoAllow?.map((e) => e) || [];
     return message;
   },
 };
