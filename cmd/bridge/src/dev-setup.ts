@@ -122,6 +122,13 @@ sessions:
   retention: "10m"
 providers:
   mock: {}
+  # The same mock agent behind the approval gate: a line "/tool Bash ls" in
+  # an input makes it ask, and the request waits for an answer
+  # (bridgectl events --follow prompts; bridgectl permissions respond).
+  mock_ask:
+    adapter: "mock"
+    permissions: "ask"
+    permission_timeout: "2m"
 ${agents.map((a) => `  ${a}:\n    binary: ${q(a)}\n`).join('')}allowed_paths:
 ${[...new Set(opts.allowedPaths)].map((p) => `  - ${q(p)}`).join('\n')}
 logging:

@@ -79,6 +79,11 @@ describe('dev quick start', () => {
       });
       const res = await call(client, (c) => c.listProviders, {}, bearer(mint.stdout.trim()));
       expect(res.providers.map((p) => p.id)).toContain('mock');
+      // The mock behind the approval gate, to try permissions with no credentials.
+      expect(res.providers.find((p) => p.id === 'mock_ask')?.permissionPolicy).toMatchObject({
+        mode: 'ask',
+        timeoutMs: 120_000n,
+      });
       client.close();
     } finally {
       proc.kill('SIGTERM');
