@@ -1,6 +1,6 @@
 // bridgectl as a user runs it: a real child process against a real daemon
 // over mTLS, its settings from a profile file in a temp dir.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
@@ -289,6 +289,16 @@ describe('bridgectl', () => {
   });
 });
 
+/** Whether util-linux `script` (a pseudo-terminal for a command) is on PATH. */
+function hasScriptCommand(): boolean {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 interface JsonEvent {
   seq: number;
   type: string;
@@ -402,6 +412,53 @@ describe('bridgectl permissions', () => {
       await kill(s.events.proc, s.events.exited);
     }
   });
+
+  // A real terminal: util-linux `script` runs bridgectl on a pseudo-terminal
+  // whose keyboard is this test's pipe.
+  it.skipIf(!hasScriptCommand())(
+    'events --follow on a terminal asks, sends the answer typed, and carries on',
+    async () => {
+      const s = await sessionAsking('cat README.md');
+      const argv = [
+        process.execPath,
+        ...ENTRY('cmd/bridgectl/src/main.ts'),
+        'events',
+        s.id,
+        '--follow',
+      ];
+      const terminal = spawn(
+        'script',
+        ['-qfec', argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' '), '/dev/null'],
+        { cwd: REPO_ROOT, env: env({ NO_COLOR: '1' }), stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      const screen = captureOutput(terminal);
+      const exited = once(terminal, 'exit') as Promise<[number]>;
+      try {
+        await screen.waitFor('the question', /allow Bash\? \[o\]nce \/ \[s\]ession \/ \[d\]eny > /);
+        expect(screen.text()).toContain('? Bash cat README.md\r\n  waits for an answer:');
+        terminal.stdin.write('s\r');
+        await screen.waitFor(
+          'the answer recorded',
+          /✓ Bash allowed for the session by caller bridgectl/,
+        );
+        await s.events.output.waitFor('the turn to end', /"TURN_COMPLETED"/);
+        expect(s.seen().find((e) => e.type === 'PERMISSION_RESOLVED')).toMatchObject({
+          data: { decision: 'allow_session', decided_by: 'caller' },
+        });
+        await screen.waitFor('the reply', /Bash was allowed/);
+        await s.stop();
+        const [code] = await within(
+          'the terminal follower to end with the session',
+          exited,
+          20_000,
+        );
+        expect(code).toBe(0);
+      } finally {
+        await kill(terminal, exited);
+        await kill(s.events.proc, s.events.exited);
+      }
+    },
+  );
 
   it('refuses a malformed decision word with exit 2 before any call', async () => {
     // An unreachable daemon: a call would fail with exit 4 instead.
