@@ -19,7 +19,7 @@ const choices = (offered: readonly PermissionDecision[]) =>
   offered.map((d) => `[${ANSWERS[d].key}]${ANSWERS[d].word.slice(1)}`).join(' / ');
 
 /** The question shown for a request. */
-export const questionFor = (r: PermissionRequest): string =>
+const questionFor = (r: PermissionRequest): string =>
   `  allow ${r.tool || 'the tool'}? ${choices(r.options)} > `;
 
 /** The offered decision an answer names ("o", "once", "allow_once", "allow-once"), if any. */
