@@ -58,7 +58,7 @@ export async function followEvents(
       spinner.stop();
       if (opts.json) io.stdout(`${JSON.stringify(e)}\n`);
       else renderer.render(e);
-      const request = opts.promptPermissions ? permissionRequest(e) : undefined;
+      const request = opts.promptPermissions && !opts.json ? permissionRequest(e) : undefined;
       if (request && awaitsAnswer(request) && io.readAnswer) {
         renderer.endLine();
         // The stream waits meanwhile: what comes next is shown after the answer.
