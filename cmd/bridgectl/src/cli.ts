@@ -7,7 +7,8 @@ import { EXIT, EXIT_LINES } from './exit-codes.js';
 
 const BRIDGECTL: Program<CtlIo> = {
   name: 'bridgectl',
-  intro: 'bridgectl: drive an AI Agent Bridge daemon: health, providers, sessions, events',
+  intro:
+    'bridgectl: drive an AI Agent Bridge daemon: health, providers, sessions, events, permissions',
   commands: COMMANDS,
   globalOptions: {
     title: 'connection (flag, else BRIDGECTL_* variable, else profile)',

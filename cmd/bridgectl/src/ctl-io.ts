@@ -8,4 +8,11 @@ export interface CtlIo extends CliIo {
   stderrIsTty: boolean;
   /** Aborted on Ctrl-C: a following stream ends quietly. */
   signal?: AbortSignal;
+  /**
+   * Shows `question` to the person at the terminal and resolves with the
+   * line they type, or undefined once `signal` aborts. Present only when
+   * stdin and stdout are terminals: without it bridgectl never prompts, so
+   * a script or a pipe is never left waiting for an answer.
+   */
+  readAnswer?: (question: string, signal: AbortSignal) => Promise<string | undefined>;
 }

@@ -11,7 +11,7 @@ export const EXIT = {
   unavailable: 4,
   /** The daemon refused the caller: its token or certificate, or a permission (a path outside allowed_paths). */
   refused: 5,
-  /** No such session in this project. */
+  /** No such session in this project (or no such permission request in it). */
   notFound: 6,
   /** Stopped by Ctrl-C (SIGINT). */
   interrupted: 130,
@@ -26,7 +26,7 @@ export const EXIT_LINES = [
   `  ${EXIT.file}    a file of the settings (CA, certificate, key, JWT key, profiles) unreadable or invalid`,
   `  ${EXIT.unavailable}    the daemon is unreachable or did not answer in time`,
   `  ${EXIT.refused}    the daemon refused the caller: credentials, or a permission (path outside allowed_paths)`,
-  `  ${EXIT.notFound}    no such session in this project`,
+  `  ${EXIT.notFound}    no such session in this project, or permission request in it`,
   `  ${EXIT.internal}   internal error`,
   `  ${EXIT.interrupted}  interrupted (Ctrl-C)`,
 ];

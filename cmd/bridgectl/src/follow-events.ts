@@ -1,5 +1,14 @@
-import type { BridgeClient, SessionEvent } from '@agent-bridge/bridgeclient';
+import {
+  awaitsAnswer,
+  type BridgeClient,
+  type PermissionRequest,
+  type PermissionResolution,
+  permissionRequest,
+  permissionResolution,
+  type SessionEvent,
+} from '@agent-bridge/bridgeclient';
 import type { CtlIo } from './ctl-io.js';
+import { promptPermission } from './permission-prompt.js';
 import { EventRenderer, useColour } from './render-events.js';
 import { createSpinner } from './spinner.js';
 
@@ -11,6 +20,11 @@ export interface FollowOptions {
   json: boolean;
   /** Ends the stream after the event for which this returns true (else at the session's end). */
   until?: (e: SessionEvent) => boolean;
+  /**
+   * Ask the person at the terminal (io.readAnswer) to answer each permission
+   * request that waits, and send the answer; without io.readAnswer, never.
+   */
+  promptPermissions?: boolean;
 }
 
 /** A renderer for `io`'s stdout, coloured when that is a terminal and NO_COLOR is unset. */
@@ -44,6 +58,18 @@ export async function followEvents(
       spinner.stop();
       if (opts.json) io.stdout(`${JSON.stringify(e)}\n`);
       else renderer.render(e);
+      const request = opts.promptPermissions && !opts.json ? permissionRequest(e) : undefined;
+      if (request && awaitsAnswer(request) && io.readAnswer) {
+        renderer.endLine();
+        // The stream waits meanwhile: what comes next is shown after the answer.
+        await promptPermission(request, {
+          readAnswer: io.readAnswer,
+          respond: (decision) => client.respondPermission(sessionId, request.requestId, decision),
+          watchResolution: (caughtUp, signal) => watchResolution(client, request, caughtUp, signal),
+          write: io.stdout,
+          ...(io.signal ? { signal: io.signal } : {}),
+        });
+      }
       if (opts.until?.(e)) stream.close();
     }
   } finally {
@@ -52,4 +78,34 @@ export async function followEvents(
     renderer.endLine();
   }
   return stream.processedSeq;
+}
+
+/**
+ * Reads the session's events after `request` on a second stream until its
+ * PERMISSION_RESOLVED: the main stream is held while a person is asked, so
+ * this is how the prompt learns that someone else (or the timeout) answered.
+ */
+async function watchResolution(
+  client: BridgeClient,
+  request: PermissionRequest,
+  caughtUp: () => void,
+  signal: AbortSignal,
+): Promise<PermissionResolution | undefined> {
+  const { lastSeq } = await client.getSession(request.sessionId, { signal });
+  if (lastSeq <= request.seq) caughtUp();
+  const stream = client.events(request.sessionId, { afterSeq: request.seq });
+  const close = () => stream.close();
+  signal.addEventListener('abort', close, { once: true });
+  try {
+    if (signal.aborted) return undefined;
+    for await (const e of stream) {
+      const resolution = permissionResolution(e);
+      if (resolution?.requestId === request.requestId) return resolution;
+      if (e.seq >= lastSeq) caughtUp();
+    }
+    return undefined;
+  } finally {
+    signal.removeEventListener('abort', close);
+    stream.close();
+  }
 }

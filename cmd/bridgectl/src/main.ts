@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry point: `pnpm bridgectl <command>`, or `bridgectl` once built. Wires the real process into the CLI.
 import { runCli } from './cli.js';
+import { terminalReadAnswer } from './terminal-prompt.js';
 
 const interrupt = new AbortController();
 // The first Ctrl-C ends a following stream quietly; a second one leaves at once.
@@ -18,5 +19,6 @@ const exitCode = await runCli(process.argv.slice(2), {
   stdoutIsTty: process.stdout.isTTY === true,
   stderrIsTty: process.stderr.isTTY === true,
   signal: interrupt.signal,
+  readAnswer: terminalReadAnswer(process.stdin, process.stdout),
 });
 process.exitCode = exitCode;

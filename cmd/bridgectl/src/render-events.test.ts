@@ -89,4 +89,80 @@ describe('EventRenderer', () => {
     expect(useColour(true, { NO_COLOR: '1' })).toBe(false);
     expect(useColour(false, {})).toBe(false);
   });
+
+  describe('permission requests', () => {
+    const asked = (more: Record<string, unknown> = {}) =>
+      ev('PERMISSION_REQUESTED', {
+        text: 'Bash: ls -la',
+        data: {
+          request_id: 'r1',
+          tool: 'Bash',
+          summary: 'ls -la',
+          input: { command: 'ls -la' },
+          options: ['allow_once', 'allow_session', 'deny'],
+          mode: 'ask',
+          expires_at: '2030-01-01T00:05:00.000Z',
+          default: 'deny',
+          ...more,
+        },
+      });
+
+    it('shows one that waits with its options, its default and when that applies', () => {
+      expect(render([asked()], false)).toBe(
+        [
+          '? Bash ls -la',
+          '  waits for an answer: allow_once, allow_session, deny · deny at 2030-01-01T00:05:00Z unless answered · request r1',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    it('shows one a policy answers at once in a line, with the policy', () => {
+      const policy = asked({ mode: 'allow', expires_at: undefined, default: undefined });
+      expect(render([policy], false)).toBe('? Bash ls -la (permissions: allow)\n');
+    });
+
+    it('shows who decided: a caller with their identity and reason, or the cause', () => {
+      const resolved = (data: Record<string, unknown>) =>
+        ev('PERMISSION_RESOLVED', { data: { request_id: 'r1', tool: 'Bash', ...data } });
+      expect(
+        render(
+          [
+            resolved({
+              decision: 'allow_once',
+              decided_by: 'caller',
+              caller: { subject: 'alice', issuer: 'control', certificate: 'CN=ops' },
+            }),
+            resolved({ decision: 'deny', decided_by: 'caller', reason: 'not here\nnor there' }),
+            resolved({ decision: 'allow_session', decided_by: 'session_grant' }),
+            resolved({ decision: 'deny', decided_by: 'timeout' }),
+          ],
+          false,
+        ),
+      ).toBe(
+        [
+          '✓ Bash allowed once by caller alice (issuer control, certificate CN=ops)',
+          '✗ Bash denied by caller · reason: not here (+1 lines)',
+          '✓ Bash allowed for the session by session_grant',
+          '✗ Bash denied by timeout',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    it('ends a reply mid-line before a request, and colours a denial red', () => {
+      const out = render(
+        [
+          ev('AGENT_MESSAGE_DELTA', { text: 'Let me run' }),
+          asked(),
+          ev('PERMISSION_RESOLVED', {
+            data: { request_id: 'r1', tool: 'Bash', decision: 'deny', decided_by: 'timeout' },
+          }),
+        ],
+        true,
+      );
+      expect(out.startsWith('Let me run\n')).toBe(true);
+      expect(out).toContain('\x1b[31m✗ Bash denied\x1b[0m');
+    });
+  });
 });

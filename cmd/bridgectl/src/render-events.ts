@@ -1,4 +1,12 @@
-import type { SessionEvent } from '@agent-bridge/bridgeclient';
+import {
+  awaitsAnswer,
+  type PermissionDecision,
+  type PermissionRequest,
+  type PermissionResolution,
+  permissionRequest,
+  permissionResolution,
+  type SessionEvent,
+} from '@agent-bridge/bridgeclient';
 
 /** ANSI styles, or none: colour only for a terminal and when NO_COLOR is unset. */
 interface Style {
@@ -59,6 +67,43 @@ function turnSummary(data: Record<string, unknown>): string {
   if (ms !== undefined) parts.push(`${(ms / 1000).toFixed(1)}s`);
   if (data.interrupted === true) parts.push('interrupted');
   return parts.join(' · ');
+}
+
+/** A decision as people say it. */
+export const DECISION_WORDS: Record<PermissionDecision, string> = {
+  allow_once: 'allowed once',
+  allow_session: 'allowed for the session',
+  deny: 'denied',
+};
+
+/** A time to the second, in UTC: the same on every terminal, and what the daemon logs. */
+const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * A permission request in two lines: what the agent wants, then (when it
+ * waits for an answer) the answers offered and what happens if none comes.
+ */
+function requestLines(r: PermissionRequest, s: Style): string {
+  const what = `${s.bold(s.yellow(`? ${r.tool || 'tool'}`))} ${compact(r.summary)}`;
+  if (!awaitsAnswer(r)) return `${what} ${s.dim(`(permissions: ${r.mode})`)}`;
+  const expiry = r.expiresAt
+    ? ` · ${r.fallback ?? 'deny'} at ${isoSeconds(r.expiresAt)} unless answered`
+    : '';
+  return `${what}\n${s.dim(`  waits for an answer: ${r.options.join(', ')}${expiry} · request ${r.requestId}`)}`;
+}
+
+/** Who decided, and for a caller who they are (token subject and issuer, certificate). */
+function decidedBy(r: PermissionResolution): string {
+  if (r.decidedBy !== 'caller' || !r.caller) return `by ${r.decidedBy || 'unknown'}`;
+  const { subject, issuer, certificate } = r.caller;
+  return `by caller ${subject}${issuer ? ` (issuer ${issuer}${certificate ? `, certificate ${certificate}` : ''})` : ''}`;
+}
+
+function resolutionLine(r: PermissionResolution, s: Style): string {
+  const denied = r.decision === 'deny';
+  const head = `${denied ? '✗' : '✓'} ${r.tool || 'tool'} ${DECISION_WORDS[r.decision]}`;
+  const reason = r.reason ? ` · reason: ${compact(r.reason)}` : '';
+  return `${denied ? s.red(head) : s.green(head)} ${s.dim(`${decidedBy(r)}${reason}`)}`;
 }
 
 /**
@@ -135,6 +180,10 @@ export class EventRenderer {
         const which = m ? `events ${m.first}-${m.last}` : 'some events';
         return s.yellow(`! ${which} were lost: the daemon's buffer overflowed`);
       }
+      case 'PERMISSION_REQUESTED':
+        return requestLines(permissionRequest(e) as PermissionRequest, s);
+      case 'PERMISSION_RESOLVED':
+        return resolutionLine(permissionResolution(e) as PermissionResolution, s);
       case 'STDOUT':
         return e.text;
       case 'STDERR':

@@ -1,6 +1,6 @@
 // bridgectl as a user runs it: a real child process against a real daemon
 // over mTLS, its settings from a profile file in a temp dir.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
@@ -94,7 +94,13 @@ const kill = async (p: ChildProcess, exited: Promise<unknown>) => {
 
 beforeAll(async () => {
   pki = await createTestPki();
-  daemon = await startDaemon({ pki });
+  daemon = await startDaemon({
+    pki,
+    config: {
+      // The mock asks permission for each "/tool" line and waits for the answer.
+      providers: { mock_ask: { adapter: 'mock', permissions: 'ask', permission_timeout: '5m' } },
+    },
+  });
   dir = mkdtempSync(join(tmpdir(), 'bridgectl-'));
   const write = (name: string, text: string) => {
     writeFileSync(join(dir, name), text, { mode: 0o600 });
@@ -280,6 +286,190 @@ describe('bridgectl', () => {
     for (const o of ['--provider', '--repo', '--opt', '--profile', '--address', '--jwt-key']) {
       expect(sessionsHelp.stdout).toContain(o);
     }
+  });
+});
+
+/** Whether util-linux `script` (a pseudo-terminal for a command) is on PATH. */
+function hasScriptCommand(): boolean {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface JsonEvent {
+  seq: number;
+  type: string;
+  text: string;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * A mock_ask session followed by `events --follow --json`, after an input
+ * whose "/tool Bash …" line makes the agent ask; resolves once it asked.
+ */
+async function sessionAsking(command: string) {
+  const start = await ctl(['sessions', 'start', '--provider', 'mock_ask', '--repo', daemon.repo]);
+  expect(start.code).toBe(0);
+  const id = start.stdout.trim();
+  const events = follow(['events', id, '--follow', '--json']);
+  await ctl(['sessions', 'send', id, `run it\n/tool Bash ${command}`]);
+  await events.output.waitFor('PERMISSION_REQUESTED', /"PERMISSION_REQUESTED".*\n/);
+  const seen = () => lines(events.output.text()) as JsonEvent[];
+  const requestId = seen().find((e) => e.type === 'PERMISSION_REQUESTED')?.data?.request_id;
+  if (typeof requestId !== 'string') throw new Error(`no request_id in ${events.output.text()}`);
+  const stop = async () => {
+    await ctl(['sessions', 'stop', id]);
+    await within('events --follow to end with the session', events.exited, 20_000);
+  };
+  return { id, requestId, events, seen, stop };
+}
+
+describe('bridgectl permissions', () => {
+  it('respond allow-once: the tool is allowed, decided by the caller; a second answer is refused', async () => {
+    const s = await sessionAsking('ls -la');
+    try {
+      const listed = await ctl(['permissions', 'list', s.id]);
+      expect(listed.stdout).toMatch(
+        new RegExp(
+          `^${s.requestId} {2}Bash {2}ls -la {2}\\[allow_once, allow_session, deny\\] {2}deny at \\S+\n$`,
+        ),
+      );
+
+      const answered = await ctl(['permissions', 'respond', s.id, s.requestId, 'allow-once']);
+      expect(answered).toMatchObject({ code: 0, stderr: '' });
+      const seq = Number(/^resolved: seq (\d+)\n$/.exec(answered.stdout)?.[1]);
+      await s.events.output.waitFor('the turn to end', /"TURN_COMPLETED"/);
+      const resolved = s.seen().find((e) => e.seq === seq);
+      expect(resolved).toMatchObject({
+        type: 'PERMISSION_RESOLVED',
+        data: {
+          request_id: s.requestId,
+          decision: 'allow_once',
+          decided_by: 'caller',
+          caller: { subject: 'bridgectl', issuer: 'control' },
+        },
+      });
+      const reply = s.seen().find((e) => e.type === 'AGENT_MESSAGE' && e.seq > seq);
+      expect(reply?.text).toContain('Bash was allowed');
+      expect((await ctl(['permissions', 'list', s.id])).stdout).toBe(
+        'no permission request waits for an answer\n',
+      );
+
+      // The first answer wins: the daemon says how the request was resolved.
+      expectOneLine(
+        await ctl(['permissions', 'respond', s.id, s.requestId, 'deny']),
+        1,
+        /already resolved: allow_once \(decided by caller\).*FAILED_PRECONDITION/,
+      );
+      expectOneLine(
+        await ctl(['permissions', 'respond', s.id, 'no-such-request', 'deny']),
+        6,
+        /permission request no-such-request not found/,
+      );
+
+      // Rendered for people: the request, its options, and who allowed it.
+      const text = (await ctl(['events', s.id])).stdout;
+      expect(text).toContain(
+        '? Bash ls -la\n  waits for an answer: allow_once, allow_session, deny',
+      );
+      expect(text).toMatch(/✓ Bash allowed once by caller bridgectl \(issuer control/);
+      await s.stop();
+    } finally {
+      await kill(s.events.proc, s.events.exited);
+    }
+  });
+
+  it('respond deny --reason --json: the agent is told why, and the reason is recorded', async () => {
+    const s = await sessionAsking('rm -rf build');
+    try {
+      const answered = await ctl([
+        'permissions',
+        'respond',
+        s.id,
+        s.requestId,
+        'deny',
+        '--reason',
+        'not on this host',
+        '--json',
+      ]);
+      expect(answered.code).toBe(0);
+      const { seq, decision } = JSON.parse(answered.stdout);
+      expect(decision).toBe('deny');
+      await s.events.output.waitFor('the turn to end', /"TURN_COMPLETED"/);
+      expect(s.seen().find((e) => e.seq === seq)).toMatchObject({
+        type: 'PERMISSION_RESOLVED',
+        data: { decision: 'deny', decided_by: 'caller', reason: 'not on this host' },
+      });
+      const reply = s.seen().find((e) => e.type === 'AGENT_MESSAGE' && e.seq > seq);
+      expect(reply?.text).toContain(
+        'Bash was denied (denied by the bridge client: not on this host)',
+      );
+      await s.stop();
+    } finally {
+      await kill(s.events.proc, s.events.exited);
+    }
+  });
+
+  // A real terminal: util-linux `script` runs bridgectl on a pseudo-terminal
+  // whose keyboard is this test's pipe.
+  it.skipIf(!hasScriptCommand())(
+    'events --follow on a terminal asks, sends the answer typed, and carries on',
+    async () => {
+      const s = await sessionAsking('cat README.md');
+      const argv = [
+        process.execPath,
+        ...ENTRY('cmd/bridgectl/src/main.ts'),
+        'events',
+        s.id,
+        '--follow',
+      ];
+      const terminal = spawn(
+        'script',
+        ['-qfec', argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' '), '/dev/null'],
+        { cwd: REPO_ROOT, env: env({ NO_COLOR: '1' }), stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      const screen = captureOutput(terminal);
+      const exited = once(terminal, 'exit') as Promise<[number]>;
+      try {
+        await screen.waitFor('the question', /allow Bash\? \[o\]nce \/ \[s\]ession \/ \[d\]eny > /);
+        expect(screen.text()).toContain('? Bash cat README.md\r\n  waits for an answer:');
+        terminal.stdin.write('s\r');
+        await screen.waitFor(
+          'the answer recorded',
+          /✓ Bash allowed for the session by caller bridgectl/,
+        );
+        await s.events.output.waitFor('the turn to end', /"TURN_COMPLETED"/);
+        expect(s.seen().find((e) => e.type === 'PERMISSION_RESOLVED')).toMatchObject({
+          data: { decision: 'allow_session', decided_by: 'caller' },
+        });
+        await screen.waitFor('the reply', /Bash was allowed/);
+        await s.stop();
+        const [code] = await within(
+          'the terminal follower to end with the session',
+          exited,
+          20_000,
+        );
+        expect(code).toBe(0);
+      } finally {
+        await kill(terminal, exited);
+        await kill(s.events.proc, s.events.exited);
+      }
+    },
+  );
+
+  it('refuses a malformed decision word with exit 2 before any call', async () => {
+    // An unreachable daemon: a call would fail with exit 4 instead.
+    expectOneLine(
+      await ctl(['permissions', 'respond', '00000000-0000-4000-8000-000000000000', 'r1', 'allow'], {
+        BRIDGECTL_ADDRESS: '127.0.0.1:1',
+      }),
+      2,
+      /the decision is one of allow-once, allow-session, deny, not "allow"/,
+    );
+    expectOneLine(await ctl(['permissions', 'respond', 'only-a-session']), 2, /usage: /);
   });
 });
 

@@ -7,11 +7,16 @@ import { followEvents } from '../follow-events.js';
 export const eventsCommand: Command<CtlIo> = {
   name: 'events',
   summary: "a session's events, rendered for people (or --json lines); --follow to keep reading",
-  usage: 'bridgectl events SESSION_ID [--follow] [--subscriber ID] [--after SEQ]',
+  usage: 'bridgectl events SESSION_ID [--follow [--no-prompt]] [--subscriber ID] [--after SEQ]',
   options: {
     follow: {
       type: 'boolean',
       description: "keep reading until the session ends (else stop at the daemon's newest event)",
+    },
+    'no-prompt': {
+      type: 'boolean',
+      description:
+        'with --follow at a terminal: show permission requests without asking for answers',
     },
     subscriber: {
       type: 'string',
@@ -28,6 +33,9 @@ export const eventsCommand: Command<CtlIo> = {
   notes: [
     'A broken connection is resumed after the last event shown, without gaps or repeats.',
     'With --json, one event per line: {"seq":…,"type":…,"text":…,"data":…,…}.',
+    'With --follow at a terminal, a permission request that waits for an answer is asked about:',
+    '[o]nce / [s]ession / [d]eny (the options the agent offers); the answer is sent at once.',
+    'Never with --json, --no-prompt or without a terminal: use `bridgectl permissions respond`.',
   ],
   positionals: { min: 1, max: 1 },
   async run(ctx) {
@@ -48,6 +56,7 @@ export const eventsCommand: Command<CtlIo> = {
         ...(after !== undefined ? { afterSeq: Number(after) } : {}),
         ...(subscriberId !== undefined ? { subscriberId } : {}),
         ...(until !== undefined ? { until: (e) => e.seq >= (until as number) } : {}),
+        promptPermissions: until === undefined && !ctx.json && ctx.values['no-prompt'] !== true,
       });
     });
     return ctx.io.signal?.aborted ? { exitCode: EXIT.interrupted } : {};

@@ -2,6 +2,7 @@ import type { Command } from '@agent-bridge/cli';
 import type { CtlIo } from '../ctl-io.js';
 import { eventsCommand } from './events.js';
 import { healthCommand } from './health.js';
+import { permissionsCommands } from './permissions.js';
 import { providersCommand } from './providers.js';
 import {
   sessionsGetCommand,
@@ -23,4 +24,5 @@ export const COMMANDS: readonly Command<CtlIo>[] = [
   sessionsInterruptCommand,
   sessionsStopCommand,
   eventsCommand,
+  ...permissionsCommands,
 ];
