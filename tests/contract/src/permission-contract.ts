@@ -14,6 +14,7 @@ import {
 import type { FakeModelApi, Recorded } from './fake-apis/index.js';
 
 type Bridge = Awaited<ReturnType<typeof contractDaemon>>;
+type Session = Awaited<ReturnType<Bridge['start']>>;
 type ProviderConfig = Record<string, unknown>;
 
 /** What the test's client is, as PERMISSION_RESOLVED names it (see contractDaemon). */
@@ -51,6 +52,18 @@ export function gateProviders(
   };
 }
 
+/** What a refused USE_TOOL turn left behind, for `GateContract.refused`. */
+export interface Refusal {
+  /** The session's events up to the end of the turn. */
+  all: SessionEvent[];
+  /** The model requests the CLI made since the input was sent (a getter: later turns add to it). */
+  requests(): Recorded[];
+  /** What the driver told the agent, where its protocol carries a message. */
+  message: string;
+  /** The session, still running (the hook may take another turn). */
+  session: Session;
+}
+
 export interface GateContract {
   /** The provider id the `gateProviders` names start with. */
   id: string;
@@ -67,7 +80,7 @@ export interface GateContract {
    * model requests the CLI made after the input was sent; `message` is what
    * the driver told the agent (claude and codex carry it, ACP cannot).
    */
-  refused(all: SessionEvent[], requests: Recorded[], message: string): void;
+  refused(r: Refusal): void | Promise<void>;
 }
 
 /**
@@ -86,7 +99,7 @@ export function gateContract(c: GateContract): void {
     await s.send('please USE_TOOL');
     return { s, requests: () => c.api.requests.slice(from) };
   };
-  const firstRequest = async (s: Awaited<ReturnType<typeof useTool>>['s']) => {
+  const firstRequest = async (s: Session) => {
     const seen = await s.events((all) => ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED).length > 0);
     return ofType(seen, T.EVENT_TYPE_PERMISSION_REQUESTED)[0]!;
   };
@@ -160,7 +173,12 @@ export function gateContract(c: GateContract): void {
         { decision: 'deny', decided_by: 'caller', reason, caller: CALLER },
       );
       expect(existsSync(created()), show(all)).toBe(false);
-      c.refused(all, requests(), `denied by the bridge client: ${reason}`);
+      await c.refused({
+        all,
+        requests,
+        message: `denied by the bridge client: ${reason}`,
+        session: s,
+      });
       await s.stop();
     });
 
@@ -176,7 +194,7 @@ export function gateContract(c: GateContract): void {
       expectWindow(requested, 1000);
       expect(resolved.data?.caller, show(all)).toBeUndefined();
       expect(existsSync(created()), show(all)).toBe(false);
-      c.refused(all, requests(), 'denied by the bridge (timeout)');
+      await c.refused({ all, requests, message: 'denied by the bridge (timeout)', session: s });
       await s.stop();
     });
 
