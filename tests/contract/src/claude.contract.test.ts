@@ -200,12 +200,12 @@ gateContract({
     options: ['allow_once', 'allow_session', 'deny'],
   },
   ran: { is_error: false },
-  refused: (all, requests, message) => {
+  refused: ({ all, requests, message }) => {
     // The tool's error result carries the denial, to the model too.
     const result = ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0];
     expect(result?.data, show(all)).toMatchObject({ is_error: true });
     expect(result?.text, show(all)).toContain(message);
-    const followUp = requests.filter((r) => JSON.stringify(r.body).includes('"tool_result"'));
+    const followUp = requests().filter((r) => JSON.stringify(r.body).includes('"tool_result"'));
     expect(followUp.length, show(all)).toBeGreaterThan(0);
     expect(JSON.stringify(followUp[0]?.body)).toContain(message);
   },
