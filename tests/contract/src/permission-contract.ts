@@ -211,6 +211,32 @@ export function gateContract(c: GateContract): void {
       await s.stop();
     });
 
+    it('an interrupt while a request waits resolves it (decided_by interrupt) and ends the turn', async () => {
+      const { s } = await useTool(`${c.id}_ask`);
+      const req = await firstRequest(s);
+      const res = await s.interrupt();
+      const all = await s.events(turnsDone(1));
+      const why = show(all);
+      expectOneTurn(all);
+      expectPermission(
+        all,
+        { tool: c.tool, mode: 'ask' },
+        { decision: 'deny', decided_by: 'interrupt' },
+      );
+      expect(res.turnId, why).toBe(req.turnId);
+      expect(res.interrupted, why).toBe(true);
+      expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data, why).toMatchObject({
+        interrupted: true,
+      });
+      expect(existsSync(created()), why).toBe(false);
+      await s.send('hello');
+      const next = await s.events(turnsDone(2));
+      expect(ofType(next, T.EVENT_TYPE_TURN_COMPLETED)[1]?.data, show(next)).toMatchObject({
+        interrupted: false,
+      });
+      await s.stop();
+    });
+
     it(`auto_allow [${c.tool}] runs the tool without asking`, async () => {
       const { s } = await useTool(`${c.id}_auto`);
       const all = await s.events(turnsDone(1));
