@@ -124,6 +124,9 @@ export function acpContract(c: AcpContract): void {
         { tool: 'execute', options: ['allow_once', 'allow_session', 'deny'], mode: 'allow' },
         { decision: 'allow_once', decided_by: 'policy' },
       );
+      expect(ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED)[0]?.data).not.toHaveProperty(
+        'expires_at',
+      );
       expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
       expect(c.api.served).toContain('after-tool');
       await s.stop();

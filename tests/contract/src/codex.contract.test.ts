@@ -143,6 +143,9 @@ describe('codex 0.169.0 through the daemon', () => {
       },
       { decision: 'allow_once', decided_by: 'policy' },
     );
+    expect(ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED)[0]?.data).not.toHaveProperty(
+      'expires_at',
+    );
     expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
     expect(api.served).toContain('after-tool');
     await s.stop();
