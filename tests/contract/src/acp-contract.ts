@@ -8,6 +8,7 @@ import {
   expectInterruptAgreement,
   expectInterruptAtTurnStart,
   expectOneTurn,
+  expectPermission,
   expectToolTurn,
   ofType,
   show,
@@ -16,6 +17,7 @@ import {
   turnsDone,
 } from './contract-harness.js';
 import type { FakeModelApi } from './fake-apis/index.js';
+import { gateContract, gateProviders, type Refusal } from './permission-contract.js';
 
 type ProviderConfig = Record<string, unknown>;
 
@@ -29,6 +31,8 @@ export interface AcpContract {
   provider(key: string, home: string, extra?: ProviderConfig): ProviderConfig;
   /** The usage the text turn's TURN_COMPLETED carries (from the fake API, through the CLI). */
   textUsage: Record<string, number>;
+  /** The refusal of a USE_TOOL turn reached the model (see GateContract.refused). */
+  refused(r: Refusal): void | Promise<void>;
 }
 
 /**
@@ -43,6 +47,9 @@ export function acpContract(c: AcpContract): void {
     turn_timeout: '90s',
     // opencode needs several seconds for its first start on a loaded machine.
     startup_timeout: '60s',
+    // ListProviders probes every provider at once: eight opencode `--version`s
+    // on two cores take longer than the default 5 s.
+    probe_timeout: '30s',
     ...extra,
   });
 
@@ -55,6 +62,9 @@ export function acpContract(c: AcpContract): void {
       ),
       [`${c.id}_bad`]: acp(c.provider('sk-bad', join(home.home, 'bad'))),
       [`${c.id}_fresh`]: acp(c.provider('sk-test', join(home.home, 'fresh'))),
+      ...gateProviders(c.id, 'execute', (gate) =>
+        acp(c.provider('sk-test', join(home.home, `gate-${Object.values(gate).join('-')}`), gate)),
+      ),
     });
   });
 
@@ -109,8 +119,14 @@ export function acpContract(c: AcpContract): void {
       expectOneTurn(all);
       const result = expectToolTurn(all, 'Tool ran fine.');
       expect(result.data, show(all)).toMatchObject({ status: 'completed', is_error: false });
-      const asked = ofType(all, T.EVENT_TYPE_TOOL_CALL).find((e) => e.data?.permission);
-      expect(asked?.data, show(all)).toMatchObject({ permission: 'allow', kind: 'execute' });
+      expectPermission(
+        all,
+        { tool: 'execute', options: ['allow_once', 'allow_session', 'deny'], mode: 'allow' },
+        { decision: 'allow_once', decided_by: 'policy' },
+      );
+      expect(ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED)[0]?.data).not.toHaveProperty(
+        'expires_at',
+      );
       expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
       expect(c.api.served).toContain('after-tool');
       await s.stop();
@@ -121,8 +137,11 @@ export function acpContract(c: AcpContract): void {
       const s = await bridge.start(c.id);
       await s.send('please USE_TOOL');
       const all = await s.events(turnsDone(1));
-      const asked = ofType(all, T.EVENT_TYPE_TOOL_CALL).find((e) => e.data?.permission);
-      expect(asked?.data, show(all)).toMatchObject({ permission: 'deny' });
+      expectPermission(
+        all,
+        { tool: 'execute', mode: 'deny' },
+        { decision: 'deny', decided_by: 'policy' },
+      );
       expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(false);
       await s.stop();
     });
@@ -171,5 +190,15 @@ export function acpContract(c: AcpContract): void {
       );
       await s.stop();
     });
+  });
+
+  gateContract({
+    id: c.id,
+    bridge: () => bridge,
+    api: c.api,
+    tool: 'execute',
+    requested: { options: ['allow_once', 'allow_session', 'deny'] },
+    ran: { status: 'completed', is_error: false },
+    refused: c.refused,
   });
 }

@@ -9,6 +9,7 @@ import {
   expectInterruptAgreement,
   expectInterruptAtTurnStart,
   expectOneTurn,
+  expectPermission,
   expectToolTurn,
   ofType,
   show,
@@ -17,6 +18,7 @@ import {
   turnsDone,
 } from './contract-harness.js';
 import { FakeAnthropicApi } from './fake-apis/index.js';
+import { gateContract, gateProviders } from './permission-contract.js';
 
 // The real Claude Code 2.1.197 (`claude -p` stream-json) through the daemon,
 // pointed at a loopback Anthropic Messages fake with ANTHROPIC_BASE_URL.
@@ -46,6 +48,7 @@ beforeAll(async () => {
     claude_allow: provider('sk-test', { permissions: 'allow' }),
     claude_bad: provider('sk-bad'),
     claude_fresh: provider('sk-test', { env: { ...provider('sk-test').env, HOME: freshHome } }),
+    ...gateProviders('claude', 'Bash', (gate) => provider('sk-test', gate)),
   });
 });
 
@@ -106,7 +109,21 @@ describe('claude 2.1.197 through the daemon', () => {
       name: 'Bash',
       input: { command: 'touch created.txt' },
     });
-    expect(calls.find((e) => e.data?.permission)?.data).toMatchObject({ permission: 'allow' });
+    expectPermission(
+      all,
+      {
+        tool: 'Bash',
+        summary: 'touch created.txt',
+        input: { command: 'touch created.txt' },
+        options: ['allow_once', 'allow_session', 'deny'],
+        mode: 'allow',
+        tool_call_id: calls[0]?.data?.tool_use_id,
+      },
+      { decision: 'allow_once', decided_by: 'policy' },
+    );
+    expect(ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED)[0]?.data).not.toHaveProperty(
+      'expires_at',
+    );
     expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
     // The tool's result went back to the model, which then gave its answer.
     expect(api.served).toContain('after-tool');
@@ -118,11 +135,15 @@ describe('claude 2.1.197 through the daemon', () => {
     const s = await bridge.start('claude');
     await s.send('please USE_TOOL');
     const all = await s.events(turnsDone(1));
-    const asked = ofType(all, T.EVENT_TYPE_TOOL_CALL).find((e) => e.data?.permission);
-    expect(asked?.data, show(all)).toMatchObject({ permission: 'deny', name: 'Bash' });
-    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data, show(all)).toMatchObject({
-      is_error: true,
-    });
+    expectPermission(
+      all,
+      { tool: 'Bash', mode: 'deny' },
+      { decision: 'deny', decided_by: 'policy' },
+    );
+    // Claude passes the denial to the model as the tool's error result.
+    const result = ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0];
+    expect(result?.data, show(all)).toMatchObject({ is_error: true });
+    expect(result?.text, show(all)).toContain("denied by the bridge's policy");
     expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(false);
     await s.stop();
   });
@@ -166,4 +187,26 @@ describe('claude 2.1.197 through the daemon', () => {
     expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({ status: 'failed' });
     await s.stop();
   });
+});
+
+gateContract({
+  id: 'claude',
+  bridge: () => bridge,
+  api,
+  tool: 'Bash',
+  requested: {
+    summary: 'touch created.txt',
+    input: { command: 'touch created.txt' },
+    options: ['allow_once', 'allow_session', 'deny'],
+  },
+  ran: { is_error: false },
+  refused: ({ all, requests, message }) => {
+    // The tool's error result carries the denial, to the model too.
+    const result = ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0];
+    expect(result?.data, show(all)).toMatchObject({ is_error: true });
+    expect(result?.text, show(all)).toContain(message);
+    const followUp = requests().filter((r) => JSON.stringify(r.body).includes('"tool_result"'));
+    expect(followUp.length, show(all)).toBeGreaterThan(0);
+    expect(JSON.stringify(followUp[0]?.body)).toContain(message);
+  },
 });

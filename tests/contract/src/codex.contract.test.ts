@@ -9,6 +9,7 @@ import {
   expectInterruptAgreement,
   expectInterruptAtTurnStart,
   expectOneTurn,
+  expectPermission,
   expectToolTurn,
   ofType,
   show,
@@ -18,6 +19,7 @@ import {
   writeFile,
 } from './contract-harness.js';
 import { FakeOpenAiResponsesApi } from './fake-apis/index.js';
+import { gateContract, gateProviders } from './permission-contract.js';
 
 // The real codex 0.169.0 (`codex app-server`) through the daemon, pointed at
 // a loopback OpenAI Responses fake by a custom model provider in its
@@ -64,6 +66,12 @@ beforeAll(async () => {
     }),
     codex_bad: provider('sk-bad', 'bad'),
     codex_fresh: provider('sk-test', 'fresh'),
+    ...gateProviders('codex', 'commandExecution', (gate) =>
+      provider('sk-test', `gate-${Object.values(gate).join('-')}`, {
+        ...gate,
+        default_opts: { sandbox: 'workspace-write', approval_policy: 'untrusted' },
+      }),
+    ),
   });
 });
 
@@ -123,6 +131,21 @@ describe('codex 0.169.0 through the daemon', () => {
       is_error: false,
     });
     expect(ofType(all, T.EVENT_TYPE_TOOL_CALL)[0]?.text, show(all)).toContain('touch created.txt');
+    expectPermission(
+      all,
+      {
+        tool: 'commandExecution',
+        summary: "/bin/bash -lc 'touch created.txt'",
+        input: { command: "/bin/bash -lc 'touch created.txt'", cwd: bridge.daemon.repo },
+        options: ['allow_once', 'allow_session', 'deny'],
+        mode: 'allow',
+        approval_request: 'item/commandExecution/requestApproval',
+      },
+      { decision: 'allow_once', decided_by: 'policy' },
+    );
+    expect(ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED)[0]?.data).not.toHaveProperty(
+      'expires_at',
+    );
     expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(true);
     expect(api.served).toContain('after-tool');
     await s.stop();
@@ -133,8 +156,15 @@ describe('codex 0.169.0 through the daemon', () => {
     const s = await bridge.start('codex');
     await s.send('please USE_TOOL');
     const all = await s.events(turnsDone(1));
-    const asked = ofType(all, T.EVENT_TYPE_TOOL_CALL).find((e) => e.data?.permission);
-    expect(asked?.data, show(all)).toMatchObject({ permission: 'deny' });
+    expectPermission(
+      all,
+      { tool: 'commandExecution', mode: 'deny' },
+      { decision: 'deny', decided_by: 'policy' },
+    );
+    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data, show(all)).toMatchObject({
+      status: 'declined',
+      is_error: true,
+    });
     expect(existsSync(join(bridge.daemon.repo, 'created.txt'))).toBe(false);
     await s.stop();
   });
@@ -180,4 +210,47 @@ describe('codex 0.169.0 through the daemon', () => {
     expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({ status: 'failed' });
     await s.stop();
   });
+});
+
+gateContract({
+  id: 'codex',
+  bridge: () => bridge,
+  api,
+  tool: 'commandExecution',
+  requested: {
+    summary: "/bin/bash -lc 'touch created.txt'",
+    options: ['allow_once', 'allow_session', 'deny'],
+    approval_request: 'item/commandExecution/requestApproval',
+  },
+  ran: { name: 'commandExecution', status: 'completed', is_error: false },
+  refused: async ({ all, requests, message, session }) => {
+    // 0.169 offers accept / acceptWithExecpolicyAmendment / cancel, no decline: the
+    // driver answers "cancel", the item is declined and the turn ends there, with
+    // no request to the model after it.
+    const why = show(all);
+    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data, why).toMatchObject({
+      name: 'commandExecution',
+      status: 'declined',
+      is_error: true,
+    });
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data, why).toMatchObject({
+      status: 'interrupted',
+      interrupted: false,
+    });
+    expect(requests(), why).toHaveLength(1);
+    // The model hears of it with the next input: the call's output says it was
+    // aborted, and codex adds a <turn_aborted> note. The bridge's reason has no
+    // place in codex's answer, so it never reaches the model.
+    await session.send('hello');
+    const next = await session.events(turnsDone(2));
+    const callId = ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data?.tool_call_id;
+    const body = requests().at(-1)?.body as { input?: Record<string, unknown>[] } | undefined;
+    const input = body?.input ?? [];
+    expect(
+      input.find((i) => i.type === 'function_call_output' && i.call_id === callId)?.output,
+      show(next),
+    ).toMatch(/aborted by user/);
+    expect(JSON.stringify(input)).toContain('<turn_aborted>');
+    expect(JSON.stringify(requests().map((r) => r.body))).not.toContain(message);
+  },
 });

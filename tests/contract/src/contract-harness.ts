@@ -6,11 +6,13 @@ import { fileURLToPath } from 'node:url';
 import {
   type BridgeServiceClient,
   EventType,
+  type PermissionDecision,
   type SessionEvent,
   SessionStatus,
 } from '@agent-bridge/proto';
 import {
   bearer,
+  call,
   connect,
   createTestPki,
   mintToken,
@@ -49,7 +51,6 @@ export function expectOneTurn(all: SessionEvent[]): void {
  */
 export function expectToolTurn(all: SessionEvent[], finalText: string): SessionEvent {
   const why = showEvents(all);
-  const idOf = (e: SessionEvent | undefined) => e?.data?.tool_call_id ?? e?.data?.tool_use_id;
   const result = all.findIndex((e) => e.type === EventType.EVENT_TYPE_TOOL_RESULT);
   expect(result, why).toBeGreaterThan(0);
   const id = idOf(all[result]);
@@ -65,6 +66,48 @@ export function expectToolTurn(all: SessionEvent[], finalText: string): SessionE
   expect(at, why).toBeGreaterThan(result);
   return all[result]!;
 }
+
+/**
+ * A permission request and its resolution, as the gate records them: the
+ * first PERMISSION_REQUESTED of `all` (matching `requested`), then the
+ * PERMISSION_RESOLVED of the same request id and tool (matching
+ * `resolved`), in the same turn; the request names a tool call the turn
+ * announced, and that call's TOOL_RESULT, if any, comes after the decision.
+ */
+export function expectPermission(
+  all: SessionEvent[],
+  requested: Record<string, unknown>,
+  resolved: Record<string, unknown>,
+): { requested: SessionEvent; resolved: SessionEvent } {
+  const why = showEvents(all);
+  const asked = all.findIndex((e) => e.type === EventType.EVENT_TYPE_PERMISSION_REQUESTED);
+  expect(asked, why).toBeGreaterThanOrEqual(0);
+  const req = all[asked]!;
+  const id = req.data?.request_id;
+  expect(id, why).toMatch(/^perm-/);
+  const done = all.findIndex(
+    (e) => e.type === EventType.EVENT_TYPE_PERMISSION_RESOLVED && e.data?.request_id === id,
+  );
+  expect(done, why).toBeGreaterThan(asked);
+  const res = all[done]!;
+  expect(req.data, why).toMatchObject(requested);
+  expect(res.data, why).toMatchObject({ tool: req.data?.tool, ...resolved });
+  expect(res.turnId, why).toBe(req.turnId);
+  expect(req.turnId, why).not.toBe('');
+  const callId = req.data?.tool_call_id;
+  expect(callId, why).toBeTruthy();
+  expect(
+    all.some((e) => e.type === EventType.EVENT_TYPE_TOOL_CALL && idOf(e) === callId),
+    why,
+  ).toBe(true);
+  const result = all.findIndex(
+    (e) => e.type === EventType.EVENT_TYPE_TOOL_RESULT && idOf(e) === callId,
+  );
+  if (result >= 0) expect(result, why).toBeGreaterThan(done);
+  return { requested: req, resolved: res };
+}
+
+const idOf = (e: SessionEvent | undefined) => e?.data?.tool_call_id ?? e?.data?.tool_use_id;
 
 type Session = Awaited<ReturnType<ReturnType<typeof sessionClient>['start']>>;
 
@@ -220,6 +263,19 @@ export async function contractDaemon(providers: Record<string, Record<string, un
     client,
     providers: sessions.providers,
     start: sessions.start,
+    /** RespondPermission as the test's client (subject "tester", issuer "control"). */
+    respond: async (
+      sessionId: string,
+      requestId: string,
+      decision: PermissionDecision,
+      reason = '',
+    ) =>
+      call(
+        client,
+        (c) => c.respondPermission,
+        { sessionId, requestId, decision, reason },
+        await renew(),
+      ),
     close: async () => {
       client.close();
       await daemon.stop();

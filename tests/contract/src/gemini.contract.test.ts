@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { ProviderAuthState } from '@agent-bridge/proto';
+import { expect } from 'vitest';
 import { acpContract } from './acp-contract.js';
-import { CLI_BIN, writeFile } from './contract-harness.js';
+import { CLI_BIN, ofType, show, T, writeFile } from './contract-harness.js';
 import { FakeGeminiApi } from './fake-apis/index.js';
 
 // The real gemini-cli 0.61.0 (`gemini --acp`) through the daemon, pointed at
@@ -29,4 +30,24 @@ acpContract({
     };
   },
   textUsage: { input_tokens: 26, output_tokens: 12 },
+  refused: ({ all, requests, message }) => {
+    const why = show(all);
+    // Gemini sends no tool_call_update for a rejected call (so no TOOL_RESULT):
+    // it answers the model at once, in the same turn, with the call's error.
+    expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT), why).toHaveLength(0);
+    expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data, why).toMatchObject({
+      stop_reason: 'end_turn',
+    });
+    const body = requests().at(-1)?.body as { contents?: { parts?: unknown[] }[] } | undefined;
+    expect(body?.contents?.at(-1)?.parts, why).toEqual([
+      {
+        functionResponse: expect.objectContaining({
+          name: 'run_shell_command',
+          response: { error: 'Tool "run_shell_command" was canceled by the user.' },
+        }),
+      },
+    ]);
+    // An ACP answer is an option id: the bridge's reason has no way to the model.
+    expect(JSON.stringify(requests().map((r) => r.body))).not.toContain(message);
+  },
 });

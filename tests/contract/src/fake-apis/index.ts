@@ -1,4 +1,4 @@
 export { FakeAnthropicApi } from './anthropic-api.js';
-export { FakeModelApi } from './fake-server.js';
+export { FakeModelApi, type Recorded } from './fake-server.js';
 export { FakeGeminiApi } from './gemini-api.js';
 export { FakeOpenAiResponsesApi } from './openai-responses-api.js';
