@@ -185,17 +185,25 @@ describe.each(Object.keys(FLAVOURS) as Flavour[])('acp adapter as %s', (flavour)
     expect(after.at(-1)!.data).toMatchObject({ exit_code: 0 });
   });
 
-  it('denies a tool by default: the permission and the refused tool are recorded, nothing runs', async () => {
+  it('denies a tool by default: the request and its refusal are recorded, nothing runs', async () => {
     const { sessionId, repo } = await start(flavour);
     await send(sessionId, 'please USE_TOOL');
     const events = await until(sessionId, turnsDone(1));
-    const permission = events.find((e) => e.type === T.EVENT_TYPE_TOOL_CALL && e.data?.permission);
-    expect(permission?.data).toMatchObject({
-      name: `touch ${def.toolFile}`,
-      kind: 'execute',
-      permission: 'deny',
-      permission_outcome: 'selected',
-      option_kind: 'reject_once',
+    const call = events.find((e) => e.type === T.EVENT_TYPE_TOOL_CALL);
+    expect(call?.data).toMatchObject({ kind: 'execute' });
+    expect(call?.data).not.toHaveProperty('permission');
+    const requested = events.find((e) => e.type === T.EVENT_TYPE_PERMISSION_REQUESTED);
+    expect(requested?.data).toMatchObject({
+      tool: 'execute',
+      summary: `touch ${def.toolFile}`,
+      tool_call_id: call?.data?.tool_call_id,
+      options: ['allow_once', 'allow_session', 'deny'],
+      mode: 'deny',
+    });
+    expect(events.find((e) => e.type === T.EVENT_TYPE_PERMISSION_RESOLVED)?.data).toMatchObject({
+      request_id: requested?.data?.request_id,
+      decision: 'deny',
+      decided_by: 'policy',
     });
     const result = events.find((e) => e.type === T.EVENT_TYPE_TOOL_RESULT);
     expect(result?.data).toMatchObject({ status: 'failed', is_error: true });
@@ -214,11 +222,10 @@ describe.each(Object.keys(FLAVOURS) as Flavour[])('acp adapter as %s', (flavour)
     expect(types.indexOf(T.EVENT_TYPE_TOOL_CALL)).toBeLessThan(
       types.indexOf(T.EVENT_TYPE_TOOL_RESULT),
     );
-    const permission = events.find((e) => e.type === T.EVENT_TYPE_TOOL_CALL && e.data?.permission);
-    expect(permission?.data).toMatchObject({
-      permission: 'allow',
-      permission_outcome: 'selected',
-      option_kind: 'allow_once',
+    expect(events.find((e) => e.type === T.EVENT_TYPE_PERMISSION_RESOLVED)?.data).toMatchObject({
+      tool: 'execute',
+      decision: 'allow_once',
+      decided_by: 'policy',
     });
     expect(events.find((e) => e.type === T.EVENT_TYPE_TOOL_RESULT)?.data).toMatchObject({
       status: 'completed',

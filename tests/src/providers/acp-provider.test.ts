@@ -5,6 +5,7 @@ import {
   AcpProvider,
   type AgentEvent,
   type AgentHandle,
+  type PermissionAsk,
   type SessionSpec,
   StartupGate,
   SupervisedProcess,
@@ -39,6 +40,7 @@ function provider(
 
 async function start(p: AcpProvider, options: Record<string, string> = {}) {
   const events: AgentEvent[] = [];
+  const asks: PermissionAsk[] = [];
   const handle = await p.start({
     projectId: 'p',
     sessionId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
@@ -48,8 +50,13 @@ async function start(p: AcpProvider, options: Record<string, string> = {}) {
     spawned: () => {},
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
+    // The gate as the core runs it by default: every request refused.
+    askPermission: async (ask) => {
+      asks.push(ask);
+      return { decision: 'deny', decidedBy: 'policy', reason: '' };
+    },
   } satisfies SessionSpec);
-  return { handle, events };
+  return { handle, events, asks };
 }
 
 const seen = (events: AgentEvent[], pred: (e: AgentEvent) => boolean) =>
@@ -93,10 +100,7 @@ describe('AcpProvider with the fake agent', () => {
     const asking = await start(provider(FAKE_OPENCODE));
     asking.handle.send('USE_TOOL', () => {});
     await seen(asking.events, (e) => e.type === 'TURN_COMPLETED');
-    expect(asking.events.find((e) => e.data?.permission)?.data).toMatchObject({
-      permission: 'deny',
-      option_kind: 'reject_once',
-    });
+    expect(asking.asks.map((a) => a.tool)).toEqual(['execute']);
     expect(existsSync(join(repo, 'created.txt'))).toBe(false);
     await stop(asking.handle);
 
@@ -106,7 +110,7 @@ describe('AcpProvider with the fake agent', () => {
     );
     open.handle.send('USE_TOOL', () => {});
     await seen(open.events, (e) => e.type === 'TURN_COMPLETED');
-    expect(open.events.some((e) => e.data?.permission)).toBe(false);
+    expect(open.asks).toEqual([]);
     expect(existsSync(join(repo, 'created.txt'))).toBe(true);
     rmSync(join(repo, 'created.txt'));
     await stop(open.handle);

@@ -176,7 +176,7 @@ describe('claude adapter through the daemon', () => {
     await stop(sessionId);
   });
 
-  it('permissions deny: the tool call is recorded, refused, and nothing runs', async () => {
+  it('permissions deny: the request is recorded, refused by policy, and nothing runs', async () => {
     const { sessionId } = await start('claude');
     await send(sessionId, 'please USE_TOOL');
     const all = await eventsUntil(sessionId, completedTurns(1));
@@ -186,10 +186,25 @@ describe('claude adapter through the daemon', () => {
         name: 'Bash',
         input: expect.objectContaining({ command: 'touch created.txt' }),
       },
-      expect.objectContaining({ permission: 'deny', tool_use_id: 'toolu_1', name: 'Bash' }),
+    ]);
+    const [requested] = ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED);
+    expect(requested?.data).toMatchObject({
+      tool: 'Bash',
+      tool_call_id: 'toolu_1',
+      summary: 'touch created.txt',
+      options: ['allow_once', 'allow_session', 'deny'],
+      mode: 'deny',
+    });
+    expect(ofType(all, T.EVENT_TYPE_PERMISSION_RESOLVED).map((e) => e.data)).toEqual([
+      {
+        request_id: requested?.data?.request_id,
+        tool: 'Bash',
+        decision: 'deny',
+        decided_by: 'policy',
+      },
     ]);
     expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]).toMatchObject({
-      text: 'denied by bridge policy',
+      text: "denied by the bridge's policy",
       data: { tool_use_id: 'toolu_1', is_error: true },
     });
     expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data?.permission_denials).toHaveLength(1);
@@ -201,7 +216,11 @@ describe('claude adapter through the daemon', () => {
     const { sessionId } = await start('claude_key');
     await send(sessionId, 'please USE_TOOL');
     const all = await eventsUntil(sessionId, completedTurns(1));
-    expect(ofType(all, T.EVENT_TYPE_TOOL_CALL)[1]?.data).toMatchObject({ permission: 'allow' });
+    expect(ofType(all, T.EVENT_TYPE_PERMISSION_RESOLVED)[0]?.data).toMatchObject({
+      tool: 'Bash',
+      decision: 'allow_once',
+      decided_by: 'policy',
+    });
     expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data).toMatchObject({
       tool_use_id: 'toolu_1',
       is_error: false,

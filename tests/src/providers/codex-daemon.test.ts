@@ -42,7 +42,7 @@ const bridge = useDaemon((logs) => ({
     sessions: { max_per_project: 20, max_global: 20 },
     providers: {
       codex: codex({}, { FAKE_CODEX_LOG: join(logs, 'codex.log') }),
-      codex_allow: codex({ permissions: 'allow' }),
+      codex_allow: codex({ permissions: 'allow' }, { FAKE_CODEX_LOG: join(logs, 'allow.log') }),
       codex_login: codex({}, { FAKE_CODEX_LOGGED_IN: '1' }),
       codex_auth: codex({}, { FAKE_CODEX_SCENARIO: 'auth-failure' }),
       codex_storm: codex({ turn_timeout: '2s' }, { FAKE_CODEX_SCENARIO: 'retry-storm' }),
@@ -84,7 +84,19 @@ const readLog = (name: string) =>
   readFileSync(join(logDir, name), 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> });
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          method?: string;
+          params?: Record<string, unknown>;
+          result?: { decision?: unknown };
+        },
+    );
+/** The decisions the bridge wrote back to codex's approval requests (in `log`), in order. */
+const decisionsSent = (log = 'codex.log') =>
+  readLog(log)
+    .map((m) => m.result?.decision)
+    .filter((d): d is string => typeof d === 'string');
 
 describe('codex adapter through the daemon', () => {
   it('ListProviders shows the version, capabilities and the login-status auth state', async () => {
@@ -173,12 +185,19 @@ describe('codex adapter through the daemon', () => {
     const calls = ofType(all, T.EVENT_TYPE_TOOL_CALL);
     expect(calls.map((e) => e.data)).toEqual([
       expect.objectContaining({ name: 'commandExecution', tool_call_id: expect.any(String) }),
-      expect.objectContaining({
-        approval_request: 'item/commandExecution/requestApproval',
-        permission: 'deny',
-        decision: 'cancel',
-      }),
     ]);
+    expect(ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED)[0]?.data).toMatchObject({
+      tool: 'commandExecution',
+      tool_call_id: calls[0]?.data?.tool_call_id,
+      approval_request: 'item/commandExecution/requestApproval',
+      mode: 'deny',
+    });
+    expect(ofType(all, T.EVENT_TYPE_PERMISSION_RESOLVED)[0]?.data).toMatchObject({
+      decision: 'deny',
+      decided_by: 'policy',
+    });
+    // What codex was told: it offers no "decline" for commands, so "cancel".
+    expect(decisionsSent().at(-1)).toBe('cancel');
     expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data).toMatchObject({
       status: 'declined',
       is_error: true,
@@ -191,10 +210,11 @@ describe('codex adapter through the daemon', () => {
     // A file change can be declined without ending the turn.
     await send(sessionId, 'EDIT_FILE please');
     const more = await eventsUntil(sessionId, completedTurns(2));
-    const approval = ofType(more, T.EVENT_TYPE_TOOL_CALL).find(
+    const approval = ofType(more, T.EVENT_TYPE_PERMISSION_REQUESTED).find(
       (e) => e.data?.approval_request === 'item/fileChange/requestApproval',
     );
-    expect(approval?.data).toMatchObject({ permission: 'deny', decision: 'decline' });
+    expect(approval?.data).toMatchObject({ tool: 'fileChange', mode: 'deny' });
+    expect(decisionsSent().at(-1)).toBe('decline');
     expect(ofType(more, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('The edit was declined.');
     expect(ofType(more, T.EVENT_TYPE_TURN_COMPLETED).at(-1)?.data).toMatchObject({
       status: 'completed',
@@ -207,10 +227,12 @@ describe('codex adapter through the daemon', () => {
     const { sessionId } = await start('codex_allow');
     await send(sessionId, 'please USE_TOOL');
     const all = await eventsUntil(sessionId, completedTurns(1));
-    expect(ofType(all, T.EVENT_TYPE_TOOL_CALL)[1]?.data).toMatchObject({
-      permission: 'allow',
-      decision: 'accept',
+    expect(ofType(all, T.EVENT_TYPE_PERMISSION_RESOLVED)[0]?.data).toMatchObject({
+      tool: 'commandExecution',
+      decision: 'allow_once',
+      decided_by: 'policy',
     });
+    expect(decisionsSent('allow.log')).toEqual(['accept']);
     const result = ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0];
     expect(result?.data).toMatchObject({
       name: 'commandExecution',

@@ -5,6 +5,8 @@ import {
   type AgentEvent,
   type AgentHandle,
   createProviders,
+  type PermissionAsk,
+  type PermissionDecision,
   SupervisedProcess,
 } from '@agent-bridge/providers';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,10 +29,13 @@ function provider(extra: Record<string, unknown> = {}, env: Record<string, strin
   return p;
 }
 
+/** Starts a session whose permission gate answers every request with `decision` (by "policy"). */
 async function start(
   p: ReturnType<typeof provider>,
-): Promise<{ handle: AgentHandle; events: AgentEvent[] }> {
+  decision: PermissionDecision = 'deny',
+): Promise<{ handle: AgentHandle; events: AgentEvent[]; asks: PermissionAsk[] }> {
   const events: AgentEvent[] = [];
+  const asks: PermissionAsk[] = [];
   const repo = realpathSync(mkdtempSync(join(dir, 'repo-')));
   const handle = await p.start({
     projectId: 'p',
@@ -41,8 +46,12 @@ async function start(
     spawned: () => {},
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
+    askPermission: async (ask) => {
+      asks.push(ask);
+      return { decision, decidedBy: 'policy', reason: '' };
+    },
   });
-  return { handle, events };
+  return { handle, events, asks };
 }
 
 const completed = (events: AgentEvent[], n: number) =>
@@ -56,25 +65,29 @@ const messages = (events: AgentEvent[]) =>
 
 describe('CodexProvider with the fake codex CLI', () => {
   it('grants a permissions request exactly as asked when allowed, and nothing when denied', async () => {
-    for (const [permissions, expected] of [
-      ['allow', 'Granted: {"network":{"enabled":true}} for turn'],
+    for (const [decision, expected] of [
+      ['allow_once', 'Granted: {"network":{"enabled":true}} for turn'],
       ['deny', 'Granted: {} for turn'],
     ] as const) {
-      const { handle, events } = await start(provider({ permissions }));
+      const { handle, events, asks } = await start(provider(), decision);
       handle.send('ASK_PERMS', () => {});
       await completed(events, 1);
       expect(messages(events)).toEqual([expected]);
-      expect(events.find((e) => e.type === 'TOOL_CALL')?.data).toMatchObject({
-        name: 'permissions',
-        permission: permissions,
-        approval_request: 'item/permissions/requestApproval',
-      });
+      expect(asks).toEqual([
+        expect.objectContaining({
+          tool: 'permissions',
+          input: { permissions: { network: { enabled: true }, fileSystem: null } },
+          details: expect.objectContaining({
+            approval_request: 'item/permissions/requestApproval',
+          }),
+        }),
+      ]);
       await handle.stop({ force: false, gracePeriodMs: 2000 });
     }
   });
 
-  it('answers a user-input request with no answers and records it', async () => {
-    const { handle, events } = await start(provider({ permissions: 'allow' }));
+  it('answers a user-input request with no answers and records it, without asking the gate', async () => {
+    const { handle, events, asks } = await start(provider(), 'allow_once');
     handle.send('ASK_USER', () => {});
     await completed(events, 1);
     expect(messages(events)).toEqual(['Answers: {}']);
@@ -82,11 +95,12 @@ describe('CodexProvider with the fake codex CLI', () => {
       name: 'requestUserInput',
       decision: 'no answer',
     });
+    expect(asks).toEqual([]);
     await handle.stop({ force: false, gracePeriodMs: 2000 });
   });
 
   it('an allowed file change is written; each queued input becomes its own turn, in order', async () => {
-    const { handle, events } = await start(provider({ permissions: 'allow' }));
+    const { handle, events } = await start(provider(), 'allow_once');
     handle.send('EDIT_FILE', () => {});
     handle.send('one', () => {});
     handle.send('two', () => {});
