@@ -11,7 +11,7 @@
 import { createHash, createPublicKey, randomUUID, X509Certificate } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type BridgeServiceClient, EventType } from '@agent-bridge/proto';
+import { type BridgeServiceClient, EventType, PermissionDecision } from '@agent-bridge/proto';
 import { Metadata } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -414,6 +414,21 @@ describe('every RPC requires a bearer token', () => {
     ],
     ['GetSession', (c, md) => call(c, (x) => x.getSession, { sessionId: sid() }, md)],
     ['InterruptTurn', (c, md) => call(c, (x) => x.interruptTurn, { sessionId: sid() }, md)],
+    [
+      'RespondPermission',
+      (c, md) =>
+        call(
+          c,
+          (x) => x.respondPermission,
+          {
+            sessionId: sid(),
+            requestId: 'perm-1',
+            decision: PermissionDecision.PERMISSION_DECISION_DENY,
+            reason: '',
+          },
+          md,
+        ),
+    ],
     [
       'AckEvents',
       (c, md) =>
