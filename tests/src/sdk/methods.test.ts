@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import {
   AlreadyExistsError,
+  awaitsAnswer,
   type BridgeClient,
   type BridgeError,
   FailedPreconditionError,
@@ -14,6 +15,8 @@ import {
   NotFoundError,
   OutOfRangeError,
   PermissionDeniedError,
+  permissionRequest,
+  permissionResolution,
   ResourceExhaustedError,
   type SessionEvent,
   type StatusName,
@@ -62,6 +65,7 @@ describe('with default limits', () => {
           permission_default: 'allow',
           auto_allow: ['Read', 'mcp__docs__*'],
         },
+        mock_ask: { adapter: 'mock', permissions: 'ask' },
       },
     },
   });
@@ -406,6 +410,94 @@ describe('with default limits', () => {
     });
   });
 
+  describe('respondPermission', () => {
+    /** A mock_ask session whose agent waits for an answer about "/tool Bash ls". */
+    const waiting = async (c: BridgeClient) => {
+      const s = await c.startSession({ provider: 'mock_ask', repoPath: bridge.daemon.repo });
+      await c.sendInput(s.sessionId, '/tool Bash ls');
+      const seen = await readUntil(c, s.sessionId, (e) => e.type === 'PERMISSION_REQUESTED');
+      const request = permissionRequest(seen.at(-1)!)!;
+      expect(request).toMatchObject({ tool: 'Bash', summary: 'ls', mode: 'ask' });
+      expect(awaitsAnswer(request)).toBe(true);
+      return { sessionId: s.sessionId, request };
+    };
+
+    it('answers a waiting request: the agent gets it, PERMISSION_RESOLVED names the caller', async () => {
+      const c = alpha();
+      const { sessionId, request } = await waiting(c);
+      const seq = await c.respondPermission(sessionId, request.requestId, 'allow_once', {
+        reason: 'read-only',
+      });
+      const events = await readUntil(c, sessionId, (e) => e.type === 'TURN_COMPLETED');
+      const resolved = events.find((e) => e.seq === seq);
+      expect(resolved && permissionResolution(resolved)).toMatchObject({
+        requestId: request.requestId,
+        decision: 'allow_once',
+        decidedBy: 'caller',
+        reason: 'read-only',
+        caller: { subject: 'sdk-test', issuer: 'control' },
+      });
+      expect(events.filter((e) => e.type === 'AGENT_MESSAGE').at(-1)?.text).toContain(
+        'Bash was allowed',
+      );
+      await c.stopSession(sessionId, { force: true });
+    });
+
+    it('refuses a second answer, an unknown request, bad ids and a long reason with their classes, changing nothing', async () => {
+      const c = alpha();
+      const { sessionId, request } = await waiting(c);
+      const M = 'RespondPermission';
+      const before = await settledSession(c, sessionId);
+      await rejection(
+        c.respondPermission(sessionId, 'perm-99', 'deny'),
+        NotFoundError,
+        'NOT_FOUND',
+        M,
+      );
+      await rejection(
+        c.respondPermission(randomUUID(), request.requestId, 'deny'),
+        NotFoundError,
+        'NOT_FOUND',
+        M,
+      );
+      await rejection(
+        c.respondPermission('nope', request.requestId, 'deny'),
+        InvalidArgumentError,
+        'INVALID_ARGUMENT',
+        M,
+      );
+      await rejection(
+        c.respondPermission(sessionId, '', 'deny'),
+        InvalidArgumentError,
+        'INVALID_ARGUMENT',
+        M,
+      );
+      await rejection(
+        c.respondPermission(sessionId, request.requestId, 'deny', { reason: 'r'.repeat(1025) }),
+        InvalidArgumentError,
+        'INVALID_ARGUMENT',
+        M,
+      );
+      // Not a decision: refused by the client before anything is sent.
+      await expect(
+        c.respondPermission(sessionId, request.requestId, 'allow' as 'deny'),
+      ).rejects.toThrow(TypeError);
+      expect(await settledSession(c, sessionId)).toEqual(before);
+
+      await c.respondPermission(sessionId, request.requestId, 'deny');
+      const second = await rejection(
+        c.respondPermission(sessionId, request.requestId, 'allow_once'),
+        FailedPreconditionError,
+        'FAILED_PRECONDITION',
+        M,
+      );
+      expect(second.details).toBe(
+        `permission request ${request.requestId} is already resolved: deny (decided by caller)`,
+      );
+      await c.stopSession(sessionId, { force: true });
+    });
+  });
+
   describe('ackEvents', () => {
     it('stores the cursor, never moves it back, refuses a seq beyond the last with OUT_OF_RANGE', async () => {
       const c = alpha();
@@ -463,7 +555,7 @@ describe('with default limits', () => {
       expect(byId.get('ghost')?.available).toBe(false);
       expect(byId.get('ghost')?.error).not.toBe('');
       const providers = new Map((await c.listProviders()).map((p) => [p.id, p]));
-      expect([...providers.keys()].sort()).toEqual(['echo', 'ghost', 'mock']);
+      expect([...providers.keys()].sort()).toEqual(['echo', 'ghost', 'mock', 'mock_ask']);
       expect(providers.get('mock')).toMatchObject({
         available: true,
         authState: 'NOT_REQUIRED',
