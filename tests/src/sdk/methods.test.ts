@@ -443,6 +443,27 @@ describe('with default limits', () => {
       await c.stopSession(sessionId, { force: true });
     });
 
+    it('allow_session answers the next request of the same tool without asking ("session_grant")', async () => {
+      const c = alpha();
+      const { sessionId, request } = await waiting(c);
+      await c.respondPermission(sessionId, request.requestId, 'allow_session');
+      await readUntil(c, sessionId, (e) => e.type === 'TURN_COMPLETED');
+      await c.sendInput(sessionId, '/tool Bash pwd');
+      const events = await readUntil(
+        c,
+        sessionId,
+        (e) => e.type === 'TURN_COMPLETED' && e.turnId !== request.turnId,
+      );
+      const second = events.filter((e) => e.type === 'PERMISSION_REQUESTED').map(permissionRequest);
+      expect(second.map((r) => r?.summary)).toEqual(['ls', 'pwd']);
+      expect(second[1]?.expiresAt).toBeUndefined();
+      const outcomes = events
+        .filter((e) => e.type === 'PERMISSION_RESOLVED')
+        .map((e) => permissionResolution(e)?.decidedBy);
+      expect(outcomes).toEqual(['caller', 'session_grant']);
+      await c.stopSession(sessionId, { force: true });
+    });
+
     it('refuses a second answer, an unknown request, bad ids and a long reason with their classes, changing nothing', async () => {
       const c = alpha();
       const { sessionId, request } = await waiting(c);
