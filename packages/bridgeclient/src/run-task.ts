@@ -22,10 +22,16 @@ import type {
   StartedSession,
 } from './types.js';
 
-/** How runTask answers permission requests that wait: one decision for all, or a function of the request. */
+/**
+ * How runTask answers permission requests that wait: one decision for all,
+ * or a function of the request; a function that returns undefined leaves
+ * that request to the daemon (another client, or its timeout and default).
+ */
 export type TaskPermissions =
   | PermissionDecision
-  | ((request: PermissionRequest) => PermissionDecision | Promise<PermissionDecision>);
+  | ((
+      request: PermissionRequest,
+    ) => PermissionDecision | undefined | Promise<PermissionDecision | undefined>);
 
 /** One task: a prompt for a fresh session of `provider` in `repoPath`. */
 export interface TaskOptions {
@@ -279,6 +285,7 @@ async function answer(
           signal,
         )
       : permissions;
+  if (decision === undefined) return;
   try {
     await client.respondPermission(request.sessionId, request.requestId, decision, { signal });
   } catch (err) {

@@ -35,6 +35,7 @@ const main = useDaemon({
     sessions: { max_per_project: 4 },
     providers: {
       mock_ask: { adapter: 'mock', permissions: 'ask', permission_timeout: '60s' },
+      mock_quick: { adapter: 'mock', permissions: 'ask', permission_timeout: '1s' },
       ghost: { binary: '/nonexistent/ghost-agent' },
     },
   },
@@ -191,7 +192,9 @@ describe('runTask on a client', () => {
       timeoutMs: 30_000,
     });
     expect(report.status).toBe('HALTED');
-    expect(report.error).toMatch(/^the session failed before the turn completed: /);
+    expect(report.error).toBe(
+      'the session failed before the turn completed: agent exited with code 7',
+    );
     const info = await expectEnded(client, report.sessionId);
     expect(info.status).toBe('FAILED');
     const all = await eventsOf(client, report.sessionId);
@@ -275,6 +278,42 @@ describe('runTask on a client', () => {
     expect(denied.summary).toContain('Bash was denied');
     for (const r of [allowed, denied])
       expect((await expectEnded(client, r.sessionId)).status).toBe('STOPPED');
+  });
+
+  it('permissions: a function that returns undefined leaves the request to the daemon’s timeout', async () => {
+    const client = clientFor('task-undecided');
+    const asked: string[] = [];
+    const report = await client.runTask({
+      provider: 'mock_quick',
+      repoPath,
+      prompt: TOOL_PROMPT,
+      permissions: (request) => {
+        asked.push(request.tool);
+        return undefined;
+      },
+    });
+    expect(asked).toEqual(['Bash']);
+    expect(report.status).toBe('COMPLETED');
+    expect(report.permissions).toMatchObject([{ decision: 'deny', decidedBy: 'timeout' }]);
+    expect(report.toolCalls).toMatchObject([{ name: 'Bash', permission: 'deny', isError: true }]);
+  });
+
+  it('an error thrown by onEvent rejects runTask with it, after the session is stopped', async () => {
+    const client = clientFor('task-caller-bug');
+    const bug = new Error('a bug in the caller');
+    let sessionId = '';
+    await expect(
+      client.runTask({
+        provider: 'mock',
+        repoPath,
+        prompt: 'hello',
+        onEvent: (e) => {
+          sessionId = e.sessionId;
+          if (e.type === 'INPUT_RECEIVED') throw bug;
+        },
+      }),
+    ).rejects.toBe(bug);
+    expect((await expectEnded(client, sessionId)).status).toBe('STOPPED');
   });
 
   it('permissions: requests the daemon decides at once (permissions: deny) are only recorded', async () => {

@@ -3,6 +3,7 @@ import type { CtlIo } from '../ctl-io.js';
 import { eventsCommand } from './events.js';
 import { healthCommand } from './health.js';
 import { providersCommand } from './providers.js';
+import { runCommand } from './run.js';
 import {
   sessionsGetCommand,
   sessionsInterruptCommand,
@@ -23,4 +24,5 @@ export const COMMANDS: readonly Command<CtlIo>[] = [
   sessionsInterruptCommand,
   sessionsStopCommand,
   eventsCommand,
+  runCommand,
 ];
