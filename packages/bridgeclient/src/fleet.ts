@@ -10,7 +10,7 @@ import {
 } from './errors.js';
 import type { EventStream, EventStreamOptions } from './event-stream.js';
 import type { BridgeClientOptions, CallOptions } from './options.js';
-import { providerRefusal, runTask, type TaskOptions } from './run-task.js';
+import { providerRefusal, reasonOf, runTask, type TaskOptions } from './run-task.js';
 import { reportWithoutSession, type TaskReport } from './task-report.js';
 import type {
   Health,
@@ -137,7 +137,10 @@ export class BridgeFleet {
     }
     usable.sort((a, b) => b.room - a.room);
     for (const { daemon, providers } of usable) {
-      if (task.signal?.aborted) return reportWithoutSession('ABORTED', 'aborted', elapsed());
+      if (task.signal?.aborted) {
+        const error = `aborted before it started${reasonOf(task.signal)}`;
+        return reportWithoutSession('ABORTED', error, elapsed());
+      }
       const left = task.timeoutMs === undefined ? undefined : task.timeoutMs - elapsed();
       if (left !== undefined && left <= 0) {
         const error = `timed out after ${task.timeoutMs} ms before a daemon could run it (${reasons.join('; ')})`;

@@ -304,7 +304,8 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function reasonOf(signal: AbortSignal): string {
+/** ": <the abort's reason>", or '' for a bare abort(). */
+export function reasonOf(signal: AbortSignal): string {
   const r: unknown = signal.reason;
   if (r instanceof Error && r.name === 'AbortError') return '';
   const text = r instanceof Error ? r.message : r === undefined ? '' : String(r);
