@@ -13,7 +13,11 @@ export const EXIT = {
   refused: 5,
   /** No such session in this project (or no such permission request in it). */
   notFound: 6,
-  /** Stopped by Ctrl-C (SIGINT). */
+  /** `run`: the task was SKIPPED: the daemon cannot run it (provider missing, unavailable or unauthenticated, a limit); nothing ran. */
+  taskSkipped: 7,
+  /** `run`: the task HALTED: the agent stopped on an error, or the task ran out of time. */
+  taskHalted: 8,
+  /** Stopped by Ctrl-C (SIGINT); for `run`, the task was ABORTED. */
   interrupted: 130,
   /** A bug: an unexpected error. */
   internal: 70,
@@ -27,6 +31,8 @@ export const EXIT_LINES = [
   `  ${EXIT.unavailable}    the daemon is unreachable or did not answer in time`,
   `  ${EXIT.refused}    the daemon refused the caller: credentials, or a permission (path outside allowed_paths)`,
   `  ${EXIT.notFound}    no such session in this project, or permission request in it`,
+  `  ${EXIT.taskSkipped}    run: the task was SKIPPED (the daemon cannot run it; nothing ran)`,
+  `  ${EXIT.taskHalted}    run: the task HALTED (the agent stopped on an error, or --timeout passed)`,
   `  ${EXIT.internal}   internal error`,
-  `  ${EXIT.interrupted}  interrupted (Ctrl-C)`,
+  `  ${EXIT.interrupted}  interrupted (Ctrl-C); for run, the task was ABORTED`,
 ];

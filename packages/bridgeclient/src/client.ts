@@ -19,6 +19,8 @@ import {
   statusToWire,
 } from './private/convert.js';
 import type { TokenSource } from './private/token-source.js';
+import { runTask, type TaskOptions } from './run-task.js';
+import type { TaskReport } from './task-report.js';
 import type {
   Health,
   InterruptResult,
@@ -263,6 +265,17 @@ export class BridgeClient {
       sessionId,
       opts,
     );
+  }
+
+  /**
+   * Runs one task: checks the provider can run here (else SKIPPED at once),
+   * starts a session, sends `prompt`, reads the session's events until the
+   * turn completes (answering permission requests as `permissions` says),
+   * stops the session, and reports: status, the final message, tool calls,
+   * permissions, usage and cost. See docs/sdk.md#tasks.
+   */
+  runTask(task: TaskOptions): Promise<TaskReport> {
+    return runTask(this, task);
   }
 
   /**

@@ -10,6 +10,8 @@ import {
 } from './errors.js';
 import type { EventStream, EventStreamOptions } from './event-stream.js';
 import type { BridgeClientOptions, CallOptions } from './options.js';
+import { providerRefusal, reasonOf, runTask, type TaskOptions } from './run-task.js';
+import { reportWithoutSession, type TaskReport } from './task-report.js';
 import type {
   Health,
   InterruptResult,
@@ -111,6 +113,51 @@ export class BridgeFleet {
       }
     }
     throw refused;
+  }
+
+  /**
+   * Runs one task (see BridgeClient.runTask) on a daemon that can: among
+   * those that answer, serve, have room and offer the provider available
+   * and not unauthenticated, the one with the most room first. A daemon
+   * whose start refuses it (SKIPPED: a limit, the provider gone) is followed
+   * by the next. SKIPPED only when no daemon could run it, with each one's
+   * reason; `timeoutMs` counts from this call for all attempts together.
+   */
+  async runTask(task: TaskOptions): Promise<TaskReport> {
+    const began = Date.now();
+    const elapsed = () => Date.now() - began;
+    const reasons: string[] = [];
+    const usable: { daemon: string; providers: ProviderInfo[]; room: number }[] = [];
+    for (const s of await this.status()) {
+      const why = unfitFor(s, task.provider);
+      if (why !== undefined) reasons.push(`${s.daemon}: ${why}`);
+      else if (s.reachable) {
+        usable.push({ daemon: s.daemon, providers: s.providers, room: s.health.freeCapacity });
+      }
+    }
+    usable.sort((a, b) => b.room - a.room);
+    for (const { daemon, providers } of usable) {
+      if (task.signal?.aborted) {
+        const error = `aborted before it started${reasonOf(task.signal)}`;
+        return reportWithoutSession('ABORTED', error, elapsed());
+      }
+      const left = task.timeoutMs === undefined ? undefined : task.timeoutMs - elapsed();
+      if (left !== undefined && left <= 0) {
+        const error = `timed out after ${task.timeoutMs} ms before a daemon could run it (${reasons.join('; ')})`;
+        return reportWithoutSession('HALTED', error, elapsed());
+      }
+      const report = await runTask(
+        this.client(daemon),
+        left === undefined ? task : { ...task, timeoutMs: left },
+        providers,
+      );
+      this.probes.delete(daemon); // its room changed meanwhile
+      if (report.sessionId) this.remember(report.sessionId, daemon);
+      if (report.status !== 'SKIPPED') return { ...report, daemon, durationMs: elapsed() };
+      reasons.push(`${daemon}: ${report.error}`);
+    }
+    const error = `no daemon of the fleet can run it: ${reasons.join('; ')}`;
+    return reportWithoutSession('SKIPPED', error, elapsed());
   }
 
   async getSession(sessionId: string, opts: CallOptions = {}): Promise<FleetSession> {
@@ -282,4 +329,13 @@ export class BridgeFleet {
       if (oldest !== undefined) this.owners.delete(oldest);
     }
   }
+}
+
+/** Why a daemon cannot take a task of `provider`, as placement sees it; undefined when it can. */
+function unfitFor(s: DaemonStatus, provider: string): string | undefined {
+  if (!s.reachable) return `unreachable (${s.error.message})`;
+  if (s.health.status !== 'serving') return `not serving (${s.health.status})`;
+  const refusal = providerRefusal(s.providers, provider);
+  if (refusal !== undefined) return refusal;
+  return s.health.freeCapacity > 0 ? undefined : 'no room for another session of this project';
 }

@@ -45,6 +45,8 @@ export {
   permissionRequest,
   permissionResolution,
 } from './permissions.js';
+export type { TaskOptions, TaskPermissions } from './run-task.js';
+export type { TaskReport, TaskStatus, TaskToolCall } from './task-report.js';
 export {
   type EventType,
   type Health,

@@ -4,6 +4,7 @@ import { eventsCommand } from './events.js';
 import { healthCommand } from './health.js';
 import { permissionsCommands } from './permissions.js';
 import { providersCommand } from './providers.js';
+import { runCommand } from './run.js';
 import {
   sessionsGetCommand,
   sessionsInterruptCommand,
@@ -25,4 +26,5 @@ export const COMMANDS: readonly Command<CtlIo>[] = [
   sessionsStopCommand,
   eventsCommand,
   ...permissionsCommands,
+  runCommand,
 ];

@@ -22,13 +22,12 @@ function describe(s: SessionInfo): string[] {
   ];
 }
 
-/** KEY=VALUE options of --opt, as the provider's agentOpts. */
-function agentOpts(list: string[]): Record<string, string> {
+/** KEY=VALUE options of --opt, as the provider's agentOpts; `command` names the command in errors. */
+export function agentOpts(list: string[], command = 'sessions start'): Record<string, string> {
   const out: Record<string, string> = {};
   for (const item of list) {
     const eq = item.indexOf('=');
-    if (eq <= 0)
-      throw new CliError(EXIT.usage, `sessions start: --opt wants KEY=VALUE, not "${item}"`);
+    if (eq <= 0) throw new CliError(EXIT.usage, `${command}: --opt wants KEY=VALUE, not "${item}"`);
     out[item.slice(0, eq)] = item.slice(eq + 1);
   }
   return out;

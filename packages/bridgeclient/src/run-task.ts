@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+import {
+  BridgeError,
+  FailedPreconditionError,
+  ResourceExhaustedError,
+  UnavailableError,
+} from './errors.js';
+import type { EventStreamOptions } from './event-stream.js';
+import type { CallOptions } from './options.js';
+import {
+  awaitsAnswer,
+  type PermissionDecision,
+  type PermissionRequest,
+  permissionRequest,
+} from './permissions.js';
+import { TaskRecord, type TaskReport, type TaskStatus } from './task-report.js';
+import type {
+  ProviderInfo,
+  SentInput,
+  SessionEvent,
+  SessionStatus,
+  StartedSession,
+} from './types.js';
+
+/**
+ * How runTask answers permission requests that wait: one decision for all,
+ * or a function of the request; a function that returns undefined leaves
+ * that request to the daemon (another client, or its timeout and default).
+ */
+export type TaskPermissions =
+  | PermissionDecision
+  | ((
+      request: PermissionRequest,
+    ) => PermissionDecision | undefined | Promise<PermissionDecision | undefined>);
+
+/** One task: a prompt for a fresh session of `provider` in `repoPath`. */
+export interface TaskOptions {
+  provider: string;
+  /** Absolute path of the repository on the daemon's host, inside its allowed paths. */
+  repoPath: string;
+  /** The input the agent gets: one turn. */
+  prompt: string;
+  /** The task halts (and its session is stopped) this long after it began. Default: no limit. */
+  timeoutMs?: number;
+  /**
+   * Answers to the agent's permission requests that wait for one (provider
+   * `permissions: ask`). Absent: they are left to the daemon (another
+   * client, or its timeout and default).
+   */
+  permissions?: TaskPermissions;
+  /** Aborting ends the task as ABORTED: its session is stopped and what was seen is reported. */
+  signal?: AbortSignal;
+  /** Provider options from its allowlist, e.g. `{ model: "..." }`. */
+  agentOpts?: Record<string, string>;
+  /** Called with each of the session's events, in order, before runTask looks at it. */
+  onEvent?: (event: SessionEvent) => void | Promise<void>;
+}
+
+/** The client calls a task makes on the daemon that runs it. */
+interface TaskClient {
+  listProviders(opts?: CallOptions): Promise<ProviderInfo[]>;
+  startSession(
+    req: {
+      provider: string;
+      repoPath: string;
+      sessionId?: string;
+      agentOpts?: Record<string, string>;
+    },
+    opts?: CallOptions,
+  ): Promise<StartedSession>;
+  sendInput(sessionId: string, text: string, opts?: CallOptions): Promise<SentInput>;
+  events(sessionId: string, opts?: EventStreamOptions): AsyncIterable<SessionEvent>;
+  respondPermission(
+    sessionId: string,
+    requestId: string,
+    decision: PermissionDecision,
+    opts?: CallOptions,
+  ): Promise<number>;
+  stopSession(sessionId: string, opts?: CallOptions): Promise<SessionStatus>;
+}
+
+/** How long the final StopSession may take: a stop is best effort and must not hold the report back long. */
+const STOP_MS = 10_000;
+
+/**
+ * Why this daemon cannot run a task of `provider`, from its ListProviders
+ * answer; undefined when it can. Checked before anything starts.
+ */
+export function providerRefusal(providers: ProviderInfo[], provider: string): string | undefined {
+  const p = providers.find((x) => x.id === provider);
+  if (!p) {
+    const ids = providers.map((x) => x.id).join(', ') || 'none';
+    return `provider ${JSON.stringify(provider)} is not configured (configured: ${ids})`;
+  }
+  if (!p.available) {
+    return `provider ${JSON.stringify(provider)} is unavailable${p.error ? `: ${p.error}` : ''}`;
+  }
+  if (p.authState === 'UNAUTHENTICATED') {
+    const detail = p.authDetail ? `: ${p.authDetail}` : '';
+    return `provider ${JSON.stringify(provider)} has no usable credentials${detail}`;
+  }
+  return undefined;
+}
+
+/**
+ * A StartSession refusal that means "this daemon cannot run it now", so the
+ * task is SKIPPED (and a fleet tries another daemon): FAILED_PRECONDITION
+ * (the provider turned unavailable, the repository is not on this host, the
+ * agent could not be spawned), RESOURCE_EXHAUSTED (a session limit) and
+ * UNAVAILABLE (unreachable, or shutting down). Anything else is about the
+ * request itself (a bad path or option, a refused token) and HALTS it.
+ */
+const refusedHere = (err: unknown): err is BridgeError =>
+  err instanceof FailedPreconditionError ||
+  err instanceof ResourceExhaustedError ||
+  err instanceof UnavailableError;
+
+/** Refusals after which no session exists; after any other failure the start may have gone through. */
+const DEFINITE = new Set([
+  'INVALID_ARGUMENT',
+  'PERMISSION_DENIED',
+  'FAILED_PRECONDITION',
+  'ALREADY_EXISTS',
+  'RESOURCE_EXHAUSTED',
+  'UNAUTHENTICATED',
+  'UNAVAILABLE',
+]);
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** An error a caller's callback (onEvent, permissions) threw: runTask rejects with it. */
+class CallerError {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * Runs one task on the daemon of `client`: pre-flight (ListProviders),
+ * StartSession, SendInput(prompt), then the session's events from the
+ * first until the turn that answers the prompt completes or the session
+ * ends, answering permission requests as `task.permissions` says; then
+ * StopSession, always, for the session it started. Resolves with a report
+ * whatever the daemon or the agent do; rejects only on a caller's mistake
+ * (invalid options, or an error thrown by onEvent or the permissions
+ * function, after the session is stopped). `providers` is a ListProviders
+ * answer the caller already has (a fleet's probe), used for the pre-flight
+ * instead of asking again.
+ */
+export async function runTask(
+  client: TaskClient,
+  task: TaskOptions,
+  providers?: ProviderInfo[],
+): Promise<TaskReport> {
+  const { timeoutMs } = task;
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new TypeError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}`);
+  }
+  const began = Date.now();
+  let inputSeq = Number.POSITIVE_INFINITY;
+  const record = new TaskRecord(() => inputSeq);
+  let sessionId = '';
+  const report = (status: TaskStatus, error: string): TaskReport => ({
+    status,
+    summary: record.summary,
+    sessionId,
+    firstSeq: record.firstSeq,
+    lastSeq: record.lastSeq,
+    toolCalls: record.toolCalls,
+    permissions: record.permissions,
+    usage: record.usage,
+    costUsd: record.costUsd,
+    durationMs: Date.now() - began,
+    error,
+  });
+
+  // One signal for the caller's abort and the task's deadline, without
+  // AbortSignal.any: a long-lived caller signal would keep every task's alive.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(task.signal?.reason);
+  task.signal?.addEventListener('abort', onAbort, { once: true });
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => stop.abort(new Error('task timeout')), timeoutMs);
+  const signal = stop.signal;
+  /** The report of a task cut short by the caller's signal or by its deadline. */
+  const cutShort = (where: string): TaskReport =>
+    task.signal?.aborted
+      ? report('ABORTED', `aborted ${where}${reasonOf(task.signal)}`)
+      : report('HALTED', `timed out after ${timeoutMs} ms ${where}`);
+
+  let toStop: string | undefined;
+  try {
+    if (task.signal?.aborted) return cutShort('before it started');
+
+    // Pre-flight: a daemon that cannot run the task says so at once, and nothing starts.
+    try {
+      const listed = providers ?? (await client.listProviders({ signal }));
+      const refusal = providerRefusal(listed, task.provider);
+      if (refusal) return report('SKIPPED', refusal);
+    } catch (err) {
+      if (signal.aborted) return cutShort('during the pre-flight check');
+      return report(err instanceof BridgeError ? 'SKIPPED' : 'HALTED', messageOf(err));
+    }
+
+    // The id is chosen here, so a start whose answer is lost can still be stopped.
+    const id = randomUUID();
+    let started: StartedSession;
+    try {
+      toStop = id;
+      started = await client.startSession(
+        {
+          provider: task.provider,
+          repoPath: task.repoPath,
+          sessionId: id,
+          ...(task.agentOpts ? { agentOpts: task.agentOpts } : {}),
+        },
+        { signal },
+      );
+    } catch (err) {
+      if (err instanceof BridgeError && DEFINITE.has(err.code)) toStop = undefined;
+      if (signal.aborted) return cutShort('while the session started');
+      return report(refusedHere(err) ? 'SKIPPED' : 'HALTED', messageOf(err));
+    }
+    sessionId = started.sessionId;
+
+    // A session that failed during start-up takes no input: its events say why.
+    if (started.status !== 'FAILED') {
+      try {
+        inputSeq = (await client.sendInput(sessionId, task.prompt, { signal })).seq;
+      } catch (err) {
+        if (signal.aborted) return cutShort('while the prompt was sent');
+        return report('HALTED', messageOf(err));
+      }
+    }
+
+    try {
+      for await (const e of client.events(sessionId, { afterSeq: 0, signal })) {
+        record.add(e);
+        await callback(() => task.onEvent?.(e));
+        const request = permissionRequest(e);
+        if (request && task.permissions !== undefined && awaitsAnswer(request)) {
+          await answer(client, request, task.permissions, signal);
+        }
+        if (record.settled) break;
+      }
+    } catch (err) {
+      if (err instanceof CallerError) throw err.error;
+      if (signal.aborted) return cutShort('while the agent worked');
+      return report('HALTED', messageOf(err));
+    }
+    const { status, error } = record.outcome();
+    return report(status, error);
+  } finally {
+    clearTimeout(timer);
+    task.signal?.removeEventListener('abort', onAbort);
+    if (toStop !== undefined) {
+      await client.stopSession(toStop, { timeoutMs: STOP_MS }).catch(() => undefined);
+    }
+  }
+}
+
+/** Runs a caller's callback; what it throws is marked as the caller's, to be rethrown as is. */
+async function callback<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new CallerError(err);
+  }
+}
+
+/**
+ * Answers a request that waits. The first answer wins: one already given
+ * (by another client, the timeout, a stop) is no failure of the task.
+ */
+async function answer(
+  client: TaskClient,
+  request: PermissionRequest,
+  permissions: TaskPermissions,
+  signal: AbortSignal,
+): Promise<void> {
+  const decision =
+    typeof permissions === 'function'
+      ? await untilAborted(
+          callback(() => permissions(request)),
+          signal,
+        )
+      : permissions;
+  if (decision === undefined) return;
+  try {
+    await client.respondPermission(request.sessionId, request.requestId, decision, { signal });
+  } catch (err) {
+    if (err instanceof FailedPreconditionError) return;
+    throw err;
+  }
+}
+
+/** `p`, or a rejection with the signal's reason once it aborts (a decision may take a person's time). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** ": <the abort's reason>", or '' for a bare abort(). */
+export function reasonOf(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  if (r instanceof Error && r.name === 'AbortError') return '';
+  const text = r instanceof Error ? r.message : r === undefined ? '' : String(r);
+  return text ? `: ${text}` : '';
+}
