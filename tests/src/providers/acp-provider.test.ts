@@ -5,6 +5,7 @@ import {
   AcpProvider,
   type AgentEvent,
   type AgentHandle,
+  type PermissionAsk,
   type SessionSpec,
   StartupGate,
   SupervisedProcess,
@@ -37,8 +38,10 @@ function provider(
   });
 }
 
+/** Starts a session whose permission requests are all denied (as by the default policy); `asks` are what it got. */
 async function start(p: AcpProvider, options: Record<string, string> = {}) {
   const events: AgentEvent[] = [];
+  const asks: PermissionAsk[] = [];
   const handle = await p.start({
     projectId: 'p',
     sessionId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
@@ -48,8 +51,12 @@ async function start(p: AcpProvider, options: Record<string, string> = {}) {
     spawned: () => {},
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
+    askPermission: async (ask) => {
+      asks.push(ask);
+      return { decision: 'deny', decidedBy: 'policy', reason: '' };
+    },
   } satisfies SessionSpec);
-  return { handle, events };
+  return { handle, events, asks };
 }
 
 const seen = (events: AgentEvent[], pred: (e: AgentEvent) => boolean) =>
@@ -93,9 +100,17 @@ describe('AcpProvider with the fake agent', () => {
     const asking = await start(provider(FAKE_OPENCODE));
     asking.handle.send('USE_TOOL', () => {});
     await seen(asking.events, (e) => e.type === 'TURN_COMPLETED');
-    expect(asking.events.find((e) => e.data?.permission)?.data).toMatchObject({
-      permission: 'deny',
-      option_kind: 'reject_once',
+    expect(asking.asks).toEqual([
+      expect.objectContaining({
+        tool: 'execute',
+        summary: 'touch created.txt',
+        input: { command: 'touch created.txt' },
+        options: ['allow_once', 'allow_session', 'deny'],
+        turnId: 'turn-1',
+      }),
+    ]);
+    expect(asking.events.find((e) => e.type === 'TOOL_RESULT')?.data).toMatchObject({
+      status: 'failed',
     });
     expect(existsSync(join(repo, 'created.txt'))).toBe(false);
     await stop(asking.handle);
@@ -106,7 +121,7 @@ describe('AcpProvider with the fake agent', () => {
     );
     open.handle.send('USE_TOOL', () => {});
     await seen(open.events, (e) => e.type === 'TURN_COMPLETED');
-    expect(open.events.some((e) => e.data?.permission)).toBe(false);
+    expect(open.asks).toEqual([]);
     expect(existsSync(join(repo, 'created.txt'))).toBe(true);
     rmSync(join(repo, 'created.txt'));
     await stop(open.handle);

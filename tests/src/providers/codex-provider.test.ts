@@ -5,6 +5,8 @@ import {
   type AgentEvent,
   type AgentHandle,
   createProviders,
+  type PermissionAsk,
+  type PermissionDecision,
   SupervisedProcess,
 } from '@agent-bridge/providers';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,10 +29,16 @@ function provider(extra: Record<string, unknown> = {}, env: Record<string, strin
   return p;
 }
 
+/**
+ * Starts a session whose permission requests are all answered `decision`
+ * (as the daemon's gate would, by "policy"); `asks` are the requests it got.
+ */
 async function start(
   p: ReturnType<typeof provider>,
-): Promise<{ handle: AgentHandle; events: AgentEvent[] }> {
+  decision: PermissionDecision = 'deny',
+): Promise<{ handle: AgentHandle; events: AgentEvent[]; asks: PermissionAsk[] }> {
   const events: AgentEvent[] = [];
+  const asks: PermissionAsk[] = [];
   const repo = realpathSync(mkdtempSync(join(dir, 'repo-')));
   const handle = await p.start({
     projectId: 'p',
@@ -41,8 +49,12 @@ async function start(
     spawned: () => {},
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
+    askPermission: async (ask) => {
+      asks.push(ask);
+      return { decision, decidedBy: 'policy', reason: '' };
+    },
   });
-  return { handle, events };
+  return { handle, events, asks };
 }
 
 const completed = (events: AgentEvent[], n: number) =>
@@ -56,28 +68,40 @@ const messages = (events: AgentEvent[]) =>
 
 describe('CodexProvider with the fake codex CLI', () => {
   it('grants a permissions request exactly as asked when allowed, and nothing when denied', async () => {
-    for (const [permissions, expected] of [
-      ['allow', 'Granted: {"network":{"enabled":true}} for turn'],
+    for (const [decision, expected] of [
+      ['allow_once', 'Granted: {"network":{"enabled":true}} for turn'],
       ['deny', 'Granted: {} for turn'],
     ] as const) {
-      const { handle, events } = await start(provider({ permissions }));
+      const { handle, events, asks } = await start(provider(), decision);
       handle.send('ASK_PERMS', () => {});
       await completed(events, 1);
       expect(messages(events)).toEqual([expected]);
-      expect(events.find((e) => e.type === 'TOOL_CALL')?.data).toMatchObject({
-        name: 'permissions',
-        permission: permissions,
-        approval_request: 'item/permissions/requestApproval',
-      });
+      expect(asks).toEqual([
+        expect.objectContaining({
+          tool: 'permissions',
+          input: { permissions: { network: { enabled: true }, fileSystem: null } },
+          options: ['allow_once', 'allow_session', 'deny'],
+          toolCallId: expect.stringMatching(/^perm_/),
+          turnId: expect.any(String),
+          details: {
+            approval_request: 'item/permissions/requestApproval',
+            agent_reason: 'needs the network',
+          },
+        }),
+      ]);
+      // The request is the gate's to record: the driver emits no event of its own for it.
+      expect(events.some((e) => e.type === 'TOOL_CALL')).toBe(false);
       await handle.stop({ force: false, gracePeriodMs: 2000 });
     }
   });
 
   it('answers a user-input request with no answers and records it', async () => {
-    const { handle, events } = await start(provider({ permissions: 'allow' }));
+    const { handle, events, asks } = await start(provider(), 'allow_once');
     handle.send('ASK_USER', () => {});
     await completed(events, 1);
     expect(messages(events)).toEqual(['Answers: {}']);
+    // Not a permission request: the gate is never asked.
+    expect(asks).toEqual([]);
     expect(events.find((e) => e.type === 'TOOL_CALL')?.data).toMatchObject({
       name: 'requestUserInput',
       decision: 'no answer',
@@ -86,7 +110,7 @@ describe('CodexProvider with the fake codex CLI', () => {
   });
 
   it('an allowed file change is written; each queued input becomes its own turn, in order', async () => {
-    const { handle, events } = await start(provider({ permissions: 'allow' }));
+    const { handle, events, asks } = await start(provider(), 'allow_once');
     handle.send('EDIT_FILE', () => {});
     handle.send('one', () => {});
     handle.send('two', () => {});
@@ -98,6 +122,13 @@ describe('CodexProvider with the fake codex CLI', () => {
     ]);
     const ids = events.filter((e) => e.type === 'TURN_STARTED').map((e) => e.turnId);
     expect(new Set(ids).size).toBe(3);
+    expect(asks).toEqual([
+      expect.objectContaining({
+        tool: 'fileChange',
+        summary: 'apply a file change',
+        turnId: ids[0],
+      }),
+    ]);
     const result = events.find((e) => e.type === 'TOOL_RESULT');
     expect(result?.data).toMatchObject({
       name: 'fileChange',
