@@ -4,7 +4,12 @@
  * exist, and a foreign call changes nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { type BridgeServiceClient, EventType, SessionStatus } from '@agent-bridge/proto';
+import {
+  type BridgeServiceClient,
+  EventType,
+  PermissionDecision,
+  SessionStatus,
+} from '@agent-bridge/proto';
 import type { Metadata } from '@grpc/grpc-js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, collect, STREAM_WAIT_MS, status, streamEvents, within } from '../harness/index.js';
@@ -91,6 +96,24 @@ const rpcs: Rpc[] = [
     'AckEvents',
     (c, id, md) =>
       outcome(call(c, (x) => x.ackEvents, { sessionId: id, subscriberId: 'spy', ackSeq: 2n }, md)),
+  ],
+  [
+    'RespondPermission',
+    'RespondPermission',
+    (c, id, md) =>
+      outcome(
+        call(
+          c,
+          (x) => x.respondPermission,
+          {
+            sessionId: id,
+            requestId: 'perm-1',
+            decision: PermissionDecision.PERMISSION_DECISION_ALLOW_ONCE,
+            reason: '',
+          },
+          md,
+        ),
+      ),
   ],
   [
     'StreamEvents',

@@ -1,10 +1,9 @@
 /**
  * Catalogue rows R1–R8, request validation: input size, message size,
  * repo_path, session_id, provider, agent_opts and RespondPermission's
- * answers. Each bad request gets its
- * exact code, one deny audit record with its reason, and changes nothing;
- * the child never receives rejected input; agents get literal argv and a
- * filtered environment.
+ * answers. Each bad request gets its exact code, one deny audit record with
+ * its reason, and changes nothing; the child never receives rejected input;
+ * agents get literal argv and a filtered environment.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
