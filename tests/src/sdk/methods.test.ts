@@ -14,6 +14,8 @@ import {
   NotFoundError,
   OutOfRangeError,
   PermissionDeniedError,
+  permissionRequest,
+  permissionResolution,
   ResourceExhaustedError,
   type SessionEvent,
   type StatusName,
@@ -62,6 +64,8 @@ describe('with default limits', () => {
           permission_default: 'allow',
           auto_allow: ['Read', 'mcp__docs__*'],
         },
+        // The mock asks permission for a "/tool" line and waits for the answer.
+        mock_ask: { adapter: 'mock', permissions: 'ask' },
       },
     },
   });
@@ -406,6 +410,75 @@ describe('with default limits', () => {
     });
   });
 
+  describe('respondPermission', () => {
+    it('answers a waiting request with the seq of its PERMISSION_RESOLVED; bad, unknown, foreign and second answers get their error class', async () => {
+      const c = alpha();
+      const beta = sdkClient(bridge, { jwt: { projectId: 'beta' } });
+      const s = await c.startSession({ provider: 'mock_ask', repoPath: bridge.daemon.repo });
+      const id = s.sessionId;
+      await c.sendInput(id, '/tool Bash ls -la');
+      const asked = await readUntil(c, id, (e) => e.type === 'PERMISSION_REQUESTED');
+      const req = permissionRequest(asked.at(-1)!);
+      expect(req).toMatchObject({
+        sessionId: id,
+        tool: 'Bash',
+        summary: 'ls -la',
+        options: ['allow_once', 'allow_session', 'deny'],
+        mode: 'ask',
+        fallback: 'deny',
+        expiresAt: expect.any(Date),
+      });
+      const requestId = req!.requestId;
+      const before = await settledSession(c, id);
+      const M = 'RespondPermission';
+      const bad = InvalidArgumentError;
+      await rejection(c.respondPermission('nope', requestId, 'deny'), bad, 'INVALID_ARGUMENT', M);
+      await rejection(c.respondPermission(id, '', 'deny'), bad, 'INVALID_ARGUMENT', M);
+      await rejection(c.respondPermission(id, 'r'.repeat(129), 'deny'), bad, 'INVALID_ARGUMENT', M);
+      await rejection(
+        c.respondPermission(id, requestId, 'deny', { reason: 'x'.repeat(1025) }),
+        bad,
+        'INVALID_ARGUMENT',
+        M,
+      );
+      await rejection(
+        c.respondPermission(randomUUID(), requestId, 'deny'),
+        NotFoundError,
+        'NOT_FOUND',
+        M,
+      );
+      await rejection(c.respondPermission(id, 'perm-999', 'deny'), NotFoundError, 'NOT_FOUND', M);
+      await rejection(
+        beta.respondPermission(id, requestId, 'allow_once'),
+        NotFoundError,
+        'NOT_FOUND',
+        M,
+      );
+      // Nothing was decided: the request still waits.
+      expect(await settledSession(c, id)).toEqual(before);
+
+      const seq = await c.respondPermission(id, requestId, 'deny', { reason: 'not now' });
+      const events = await readUntil(c, id, (e) => e.type === 'TURN_COMPLETED');
+      const resolved = events.find((e) => e.type === 'PERMISSION_RESOLVED');
+      expect(resolved?.seq).toBe(seq);
+      expect(permissionResolution(resolved!)).toMatchObject({
+        requestId,
+        decision: 'deny',
+        decidedBy: 'caller',
+        reason: 'not now',
+        caller: { subject: 'sdk-test', issuer: 'control', certificate: 'control-plane' },
+      });
+      const second = await rejection(
+        c.respondPermission(id, requestId, 'allow_once'),
+        FailedPreconditionError,
+        'FAILED_PRECONDITION',
+        M,
+      );
+      expect(second.details).toContain('already resolved: deny (decided by caller)');
+      await c.stopSession(id, { force: true });
+    });
+  });
+
   describe('ackEvents', () => {
     it('stores the cursor, never moves it back, refuses a seq beyond the last with OUT_OF_RANGE', async () => {
       const c = alpha();
@@ -463,7 +536,7 @@ describe('with default limits', () => {
       expect(byId.get('ghost')?.available).toBe(false);
       expect(byId.get('ghost')?.error).not.toBe('');
       const providers = new Map((await c.listProviders()).map((p) => [p.id, p]));
-      expect([...providers.keys()].sort()).toEqual(['echo', 'ghost', 'mock']);
+      expect([...providers.keys()].sort()).toEqual(['echo', 'ghost', 'mock', 'mock_ask']);
       expect(providers.get('mock')).toMatchObject({
         available: true,
         authState: 'NOT_REQUIRED',
@@ -478,6 +551,12 @@ describe('with default limits', () => {
       // What decides their sessions' permission requests: the defaults, and ghost's own settings.
       expect(providers.get('mock')?.permissionPolicy).toEqual({
         mode: 'deny',
+        timeoutMs: 300_000,
+        defaultDecision: 'deny',
+        autoAllow: [],
+      });
+      expect(providers.get('mock_ask')?.permissionPolicy).toEqual({
+        mode: 'ask',
         timeoutMs: 300_000,
         defaultDecision: 'deny',
         autoAllow: [],
