@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type BridgeServiceClient,
@@ -11,18 +11,24 @@ import {
 import type { Metadata } from '@grpc/grpc-js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  asked,
   call,
   codeOf,
   collect,
   descendants,
+  expectPermission,
   groupMembers,
   REPO_ROOT,
+  requestIdOf,
+  requestsOf,
+  respondPermission,
   status,
   streamEvents,
   type TestDaemon,
   useDaemon,
   waitFor,
 } from '../harness/index.js';
+import { gateCases } from './gate-cases.js';
 
 // The acp adapter end to end: the real daemon over mTLS + JWT, driving the
 // fake ACP agent as opencode (`acp`) and as gemini (`--acp`).
@@ -33,6 +39,11 @@ const FLAVOURS = {
     version: '1.18.33',
     model: 'opencode/big-pickle',
     toolFile: 'created.txt',
+    /** The options it offers for a tool, allow once first, and the reject one. */
+    allowOnce: 'once',
+    reject: 'reject',
+    /** Its tool call's input, as its permission request gives it. */
+    toolInput: { command: 'touch created.txt' },
     authError: 'Internal error: invalid x-api-key',
   },
   gemini: {
@@ -41,6 +52,9 @@ const FLAVOURS = {
     version: '0.61.0',
     model: 'gemini-2.5-flash',
     toolFile: 'gemini_created.txt',
+    allowOnce: 'proceed_once',
+    reject: 'cancel',
+    toolInput: null,
     authError: '[API Error: API key not valid. Please pass a valid API key.]',
   },
 } as const;
@@ -58,6 +72,16 @@ function providers(agentHome: string): Record<string, unknown> {
     const key: Record<string, string> = f === 'gemini' ? { GEMINI_API_KEY: 'test-key' } : {};
     out[f] = { ...base(), env: env(key) };
     out[`${f}-allow`] = { ...base(), env: env(key), permissions: 'allow' };
+    // Behind the gate: what the fake reads goes to <agentHome>/<id>.log.
+    const log = (id: string) => ({ FAKE_ACP_LOG: join(agentHome, `${id}.log`) });
+    out[`${f}-ask`] = { ...base(), env: env({ ...key, ...log(`${f}-ask`) }), permissions: 'ask' };
+    out[`${f}-ask-timeout`] = {
+      ...base(),
+      env: env({ ...key, ...log(`${f}-ask-timeout`) }),
+      permissions: 'ask',
+      permission_timeout: '1s',
+    };
+    out[`${f}-auto`] = { ...base(), env: env(key), permissions: 'ask', auto_allow: ['execute'] };
     out[`${f}-opts`] = {
       ...base(),
       env: env(key),
@@ -185,57 +209,143 @@ describe.each(Object.keys(FLAVOURS) as Flavour[])('acp adapter as %s', (flavour)
     expect(after.at(-1)!.data).toMatchObject({ exit_code: 0 });
   });
 
-  it('denies a tool by default: the request and its refusal are recorded, nothing runs', async () => {
+  /** What its USE_TOOL request carries in PERMISSION_REQUESTED. */
+  const requested = {
+    request_id: expect.stringMatching(/^perm-\d+$/),
+    tool: 'execute',
+    summary: `touch ${def.toolFile}`,
+    input: def.toolInput,
+    options: ['allow_once', 'allow_session', 'deny'],
+    tool_call_id: expect.any(String),
+    title: `touch ${def.toolFile}`,
+  };
+  /** The outcome of the last permission answer the fake read (its log `id`). */
+  const lastOutcome = (id: string) =>
+    readFileSync(join(bridge.scratch, `${id}.log`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { result?: { outcome?: unknown } })
+      .filter((m) => m.result?.outcome !== undefined)
+      .at(-1)?.result?.outcome;
+
+  it('denies a tool by default: the policy refuses the request (reject_once), the refused tool is recorded, nothing runs', async () => {
     const { sessionId, repo } = await start(flavour);
+    const mark = daemon.audit.mark();
     await send(sessionId, 'please USE_TOOL');
     const events = await until(sessionId, turnsDone(1));
-    const call = events.find((e) => e.type === T.EVENT_TYPE_TOOL_CALL);
+    const { requested: req } = expectPermission(
+      events,
+      { ...requested, mode: 'deny' },
+      { decision: 'deny', decided_by: 'policy' },
+    );
+    expect(req.data?.expires_at).toBeUndefined();
+    // The tool call itself is still announced, as a plain TOOL_CALL with no permission in it.
+    const call = events.find(
+      (e) => e.type === T.EVENT_TYPE_TOOL_CALL && e.data?.tool_call_id === req.data?.tool_call_id,
+    );
     expect(call?.data).toMatchObject({ kind: 'execute' });
-    expect(call?.data).not.toHaveProperty('permission');
-    const requested = events.find((e) => e.type === T.EVENT_TYPE_PERMISSION_REQUESTED);
-    expect(requested?.data).toMatchObject({
-      tool: 'execute',
-      summary: `touch ${def.toolFile}`,
-      tool_call_id: call?.data?.tool_call_id,
-      options: ['allow_once', 'allow_session', 'deny'],
-      mode: 'deny',
-    });
-    expect(events.find((e) => e.type === T.EVENT_TYPE_PERMISSION_RESOLVED)?.data).toMatchObject({
-      request_id: requested?.data?.request_id,
-      decision: 'deny',
-      decided_by: 'policy',
-    });
+    expect(events.some((e) => e.type === T.EVENT_TYPE_TOOL_CALL && e.data?.permission)).toBe(false);
     const result = events.find((e) => e.type === T.EVENT_TYPE_TOOL_RESULT);
     expect(result?.data).toMatchObject({ status: 'failed', is_error: true });
+    expect(Number(result?.seq)).toBeGreaterThan(Number(req.seq));
     expect(
       events.find((e) => e.type === T.EVENT_TYPE_AGENT_MESSAGE && e.text.includes('Tool'))?.text,
     ).toBe('Tool was rejected.');
     expect(existsSync(join(repo, def.toolFile))).toBe(false);
+    const [record] = await daemon.audit.waitFor(
+      'the policy denial',
+      (r) => r.kind === 'permission' && r.session_id === sessionId,
+      mark,
+    );
+    expect(record).toMatchObject({ outcome: 'deny', reason: 'permission_deny', sub: 'tester' });
     await stop(sessionId);
   });
 
-  it('allows a tool when the provider says so: it runs and its result is recorded', async () => {
+  it('allows a tool when the provider says so: the policy allows it (allow_once), it runs and its result is recorded', async () => {
     const { sessionId, repo } = await start(`${flavour}-allow`);
+    const mark = daemon.audit.mark();
     await send(sessionId, 'please USE_TOOL');
     const events = await until(sessionId, turnsDone(1));
     const types = agentEvents(events).map((e) => e.type);
     expect(types.indexOf(T.EVENT_TYPE_TOOL_CALL)).toBeLessThan(
       types.indexOf(T.EVENT_TYPE_TOOL_RESULT),
     );
-    expect(events.find((e) => e.type === T.EVENT_TYPE_PERMISSION_RESOLVED)?.data).toMatchObject({
-      tool: 'execute',
-      decision: 'allow_once',
-      decided_by: 'policy',
-    });
-    expect(events.find((e) => e.type === T.EVENT_TYPE_TOOL_RESULT)?.data).toMatchObject({
-      status: 'completed',
-      is_error: false,
-    });
+    const { resolved } = expectPermission(
+      events,
+      { ...requested, mode: 'allow' },
+      { decision: 'allow_once', decided_by: 'policy' },
+    );
+    const result = events.find((e) => e.type === T.EVENT_TYPE_TOOL_RESULT);
+    expect(result?.data).toMatchObject({ status: 'completed', is_error: false });
+    expect(Number(result?.seq)).toBeGreaterThan(Number(resolved.seq));
     expect(events.filter((e) => e.type === T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe(
       'Tool ran fine.',
     );
     expect(existsSync(join(repo, def.toolFile))).toBe(true);
+    await daemon.audit.waitFor(
+      'the policy allow',
+      (r) =>
+        r.kind === 'permission' && r.session_id === sessionId && r.reason === 'permission_allow',
+      mark,
+    );
     await stop(sessionId);
+  });
+
+  describe('behind the approval gate (permissions: ask)', () => {
+    gateCases({
+      bridge,
+      providers: {
+        ask: `${flavour}-ask`,
+        timeout: `${flavour}-ask-timeout`,
+        auto: `${flavour}-auto`,
+      },
+      input: 'please USE_TOOL',
+      requested,
+      ran: (repo) => existsSync(join(repo, def.toolFile)),
+      ranReported: (all) => {
+        expect(all.find((e) => e.type === T.EVENT_TYPE_TOOL_RESULT)?.data).toMatchObject({
+          status: 'completed',
+          is_error: false,
+        });
+        expect(all.filter((e) => e.type === T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe(
+          'Tool ran fine.',
+        );
+      },
+      // ACP's answer carries no message: the agent gets its reject option.
+      refused: (all) => {
+        const by = all.find((e) => e.type === T.EVENT_TYPE_PERMISSION_RESOLVED)?.data?.decided_by;
+        expect(lastOutcome(by === 'timeout' ? `${flavour}-ask-timeout` : `${flavour}-ask`)).toEqual(
+          { outcome: 'selected', optionId: def.reject },
+        );
+        expect(all.find((e) => e.type === T.EVENT_TYPE_TOOL_RESULT)?.data).toMatchObject({
+          status: 'failed',
+          is_error: true,
+        });
+        expect(all.filter((e) => e.type === T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe(
+          'Tool was rejected.',
+        );
+      },
+    });
+
+    it('an allow reaches the agent as its allow-once option, allow_session included (the gate keeps the grant)', async () => {
+      const id = `${flavour}-ask`;
+      const { sessionId } = await start(id);
+      await send(sessionId, 'please USE_TOOL');
+      const first = await until(sessionId, asked(1));
+      await respondPermission(
+        client,
+        md,
+        sessionId,
+        requestIdOf(requestsOf(first)[0]),
+        'allow_session',
+      );
+      await until(sessionId, turnsDone(1));
+      expect(lastOutcome(id)).toEqual({ outcome: 'selected', optionId: def.allowOnce });
+      await send(sessionId, 'please USE_TOOL');
+      await until(sessionId, turnsDone(2));
+      expect(lastOutcome(id)).toEqual({ outcome: 'selected', optionId: def.allowOnce });
+      await stop(sessionId);
+    });
   });
 
   it('runs inputs sent during a turn as the next turns, in order', async () => {

@@ -38,6 +38,7 @@ function provider(
   });
 }
 
+/** Starts a session whose permission requests are all denied (as by the default policy); `asks` are what it got. */
 async function start(p: AcpProvider, options: Record<string, string> = {}) {
   const events: AgentEvent[] = [];
   const asks: PermissionAsk[] = [];
@@ -50,7 +51,6 @@ async function start(p: AcpProvider, options: Record<string, string> = {}) {
     spawned: () => {},
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
-    // The gate as the core runs it by default: every request refused.
     askPermission: async (ask) => {
       asks.push(ask);
       return { decision: 'deny', decidedBy: 'policy', reason: '' };
@@ -100,7 +100,18 @@ describe('AcpProvider with the fake agent', () => {
     const asking = await start(provider(FAKE_OPENCODE));
     asking.handle.send('USE_TOOL', () => {});
     await seen(asking.events, (e) => e.type === 'TURN_COMPLETED');
-    expect(asking.asks.map((a) => a.tool)).toEqual(['execute']);
+    expect(asking.asks).toEqual([
+      expect.objectContaining({
+        tool: 'execute',
+        summary: 'touch created.txt',
+        input: { command: 'touch created.txt' },
+        options: ['allow_once', 'allow_session', 'deny'],
+        turnId: 'turn-1',
+      }),
+    ]);
+    expect(asking.events.find((e) => e.type === 'TOOL_RESULT')?.data).toMatchObject({
+      status: 'failed',
+    });
     expect(existsSync(join(repo, 'created.txt'))).toBe(false);
     await stop(asking.handle);
 

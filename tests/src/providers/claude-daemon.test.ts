@@ -15,10 +15,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   codeOf,
+  expectPermission,
   groupMembers,
   isAlive,
   ofType,
   REPO_ROOT,
+  requestIdOf,
   sessionClient,
   status,
   type TestDaemon,
@@ -26,6 +28,7 @@ import {
   useDaemon,
   waitFor,
 } from '../harness/index.js';
+import { gateCases } from './gate-cases.js';
 
 // The claude adapter end to end: the real daemon over mTLS + JWT, driving
 // tests/fixtures/fake-claude.mjs (claude -p stream-json of Claude Code 2.1.197),
@@ -48,6 +51,9 @@ const bridge = useDaemon((logs) => ({
     providers: {
       claude: claude({}, { FAKE_CLAUDE_LOG: join(logs, 'claude.log') }),
       claude_key: claude({ permissions: 'allow' }, { ANTHROPIC_API_KEY: 'sk-test-key' }),
+      claude_ask: claude({ permissions: 'ask' }),
+      claude_ask_timeout: claude({ permissions: 'ask', permission_timeout: '1s' }),
+      claude_auto: claude({ permissions: 'ask', auto_allow: ['Bash'] }),
       claude_auth: claude({}, { FAKE_CLAUDE_SCENARIO: 'auth-failure' }),
       claude_bad_key: claude(
         {},
@@ -85,6 +91,16 @@ const get = (id: string) => sessions().session(id).get();
 const eventsUntil = (id: string, until?: (all: SessionEvent[]) => boolean) =>
   sessions().session(id).events(until);
 const completedTurns = turnsDone;
+/** What claude's Bash request of a USE_TOOL turn carries in PERMISSION_REQUESTED. */
+const CLAUDE_BASH = {
+  request_id: expect.stringMatching(/^perm-\d+$/),
+  tool: 'Bash',
+  summary: 'touch created.txt',
+  input: { command: 'touch created.txt', description: 'create file' },
+  options: ['allow_once', 'allow_session', 'deny'],
+  tool_call_id: expect.stringMatching(/^toolu_\d+$/),
+  blocked_path: expect.stringMatching(/\/created\.txt$/),
+};
 const argvLog = (name: string) =>
   readFileSync(join(logDir, name), 'utf8')
     .trim()
@@ -176,10 +192,12 @@ describe('claude adapter through the daemon', () => {
     await stop(sessionId);
   });
 
-  it('permissions deny: the request is recorded, refused by policy, and nothing runs', async () => {
+  it('permissions deny (the default): the request is recorded and refused by the policy, nothing runs', async () => {
     const { sessionId } = await start('claude');
+    const mark = daemon.audit.mark();
     await send(sessionId, 'please USE_TOOL');
     const all = await eventsUntil(sessionId, completedTurns(1));
+    // The tool call is announced once; the permission prompt is the gate's pair of events.
     expect(ofType(all, T.EVENT_TYPE_TOOL_CALL).map((e) => e.data)).toEqual([
       {
         tool_use_id: 'toolu_1',
@@ -187,46 +205,61 @@ describe('claude adapter through the daemon', () => {
         input: expect.objectContaining({ command: 'touch created.txt' }),
       },
     ]);
-    const [requested] = ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED);
-    expect(requested?.data).toMatchObject({
-      tool: 'Bash',
-      tool_call_id: 'toolu_1',
-      summary: 'touch created.txt',
-      options: ['allow_once', 'allow_session', 'deny'],
-      mode: 'deny',
-    });
-    expect(ofType(all, T.EVENT_TYPE_PERMISSION_RESOLVED).map((e) => e.data)).toEqual([
-      {
-        request_id: requested?.data?.request_id,
-        tool: 'Bash',
-        decision: 'deny',
-        decided_by: 'policy',
-      },
-    ]);
+    const { requested } = expectPermission(
+      all,
+      { ...CLAUDE_BASH, mode: 'deny' },
+      { decision: 'deny', decided_by: 'policy' },
+    );
+    // Decided at once: it never waited.
+    expect(requested.data?.expires_at).toBeUndefined();
+    expect(requested.turnId).toBe('turn-1');
     expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]).toMatchObject({
       text: "denied by the bridge's policy",
       data: { tool_use_id: 'toolu_1', is_error: true },
     });
     expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data?.permission_denials).toHaveLength(1);
     expect(existsSync(join(daemon.repo, 'created.txt'))).toBe(false);
+    const [record] = await daemon.audit.waitFor(
+      'the policy denial',
+      (r) => r.kind === 'permission' && r.session_id === sessionId,
+      mark,
+    );
+    expect(record).toMatchObject({
+      outcome: 'deny',
+      reason: 'permission_deny',
+      project_id: 'alpha',
+      sub: 'tester',
+    });
+    expect(record?.detail).toBe(`Bash ${requestIdOf(requested)}: deny by policy`);
     await stop(sessionId);
   });
 
-  it('permissions allow: the tool runs and its result comes back', async () => {
+  it('permissions allow: the policy allows the request, the tool runs and its result comes back', async () => {
     const { sessionId } = await start('claude_key');
+    const mark = daemon.audit.mark();
     await send(sessionId, 'please USE_TOOL');
     const all = await eventsUntil(sessionId, completedTurns(1));
-    expect(ofType(all, T.EVENT_TYPE_PERMISSION_RESOLVED)[0]?.data).toMatchObject({
-      tool: 'Bash',
-      decision: 'allow_once',
-      decided_by: 'policy',
-    });
+    expect(ofType(all, T.EVENT_TYPE_TOOL_CALL)).toHaveLength(1);
+    expectPermission(
+      all,
+      { ...CLAUDE_BASH, mode: 'allow' },
+      { decision: 'allow_once', decided_by: 'policy' },
+    );
     expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data).toMatchObject({
       tool_use_id: 'toolu_1',
       is_error: false,
     });
     expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text).toBe('Tool ran fine.');
     expect(existsSync(join(daemon.repo, 'created.txt'))).toBe(true);
+    await daemon.audit.waitFor(
+      'the policy allow',
+      (r) =>
+        r.kind === 'permission' &&
+        r.session_id === sessionId &&
+        r.outcome === 'allow' &&
+        r.reason === 'permission_allow',
+      mark,
+    );
     await stop(sessionId);
   });
 
@@ -415,6 +448,32 @@ describe('claude adapter through the daemon', () => {
     const { sessionId } = await start('claude_bypass');
     expect(argvLog('bypass.log')[0]?.slice(-2)).toEqual(['--permission-mode', 'bypassPermissions']);
     await stop(sessionId);
+  });
+});
+
+describe('claude adapter behind the approval gate (permissions: ask)', () => {
+  gateCases({
+    bridge,
+    providers: { ask: 'claude_ask', timeout: 'claude_ask_timeout', auto: 'claude_auto' },
+    input: 'please USE_TOOL',
+    requested: CLAUDE_BASH,
+    ran: (repo) => existsSync(join(repo, 'created.txt')),
+    ranReported: (all) => {
+      expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data).toMatchObject({ is_error: false });
+      expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('Tool ran fine.');
+    },
+    // claude puts the denial's message in the tool_result it reports back.
+    refused: (all, message) => {
+      expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]).toMatchObject({
+        text: message,
+        data: { tool_use_id: 'toolu_1', is_error: true },
+      });
+      expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({
+        status: 'completed',
+        permission_denials: [expect.objectContaining({ tool_name: 'Bash' })],
+      });
+      expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('I was not allowed.');
+    },
   });
 });
 

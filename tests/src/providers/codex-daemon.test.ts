@@ -12,16 +12,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   codeOf,
+  expectPermission,
   groupMembers,
   isAlive,
   ofType,
   REPO_ROOT,
+  requestIdOf,
   sessionClient,
   status,
   type TestDaemon,
   useDaemon,
   waitFor,
 } from '../harness/index.js';
+import { gateCases } from './gate-cases.js';
 
 // The codex adapter end to end: the real daemon over mTLS + JWT, driving
 // tests/fixtures/fake-codex.mjs (the app-server protocol of codex 0.169).
@@ -42,7 +45,13 @@ const bridge = useDaemon((logs) => ({
     sessions: { max_per_project: 20, max_global: 20 },
     providers: {
       codex: codex({}, { FAKE_CODEX_LOG: join(logs, 'codex.log') }),
-      codex_allow: codex({ permissions: 'allow' }, { FAKE_CODEX_LOG: join(logs, 'allow.log') }),
+      codex_allow: codex({ permissions: 'allow' }),
+      codex_ask: codex({ permissions: 'ask' }, { FAKE_CODEX_LOG: join(logs, 'ask.log') }),
+      codex_ask_timeout: codex(
+        { permissions: 'ask', permission_timeout: '1s' },
+        { FAKE_CODEX_LOG: join(logs, 'ask-timeout.log') },
+      ),
+      codex_auto: codex({ permissions: 'ask', auto_allow: ['commandExecution'] }),
       codex_login: codex({}, { FAKE_CODEX_LOGGED_IN: '1' }),
       codex_auth: codex({}, { FAKE_CODEX_SCENARIO: 'auth-failure' }),
       codex_storm: codex({ turn_timeout: '2s' }, { FAKE_CODEX_SCENARIO: 'retry-storm' }),
@@ -89,14 +98,24 @@ const readLog = (name: string) =>
         JSON.parse(l) as {
           method?: string;
           params?: Record<string, unknown>;
-          result?: { decision?: unknown };
+          result?: Record<string, unknown>;
         },
     );
-/** The decisions the bridge wrote back to codex's approval requests (in `log`), in order. */
-const decisionsSent = (log = 'codex.log') =>
-  readLog(log)
-    .map((m) => m.result?.decision)
-    .filter((d): d is string => typeof d === 'string');
+/** The decision of the last approval answer the fake codex read (its log `name`). */
+const lastDecision = (name: string) =>
+  readLog(name)
+    .filter((m) => typeof m.result?.decision === 'string')
+    .at(-1)?.result?.decision;
+/** What codex's command approval of a USE_TOOL turn carries in PERMISSION_REQUESTED. */
+const CODEX_COMMAND = {
+  request_id: expect.stringMatching(/^perm-\d+$/),
+  tool: 'commandExecution',
+  summary: "/bin/bash -lc 'touch codex_created.txt'",
+  input: { command: "/bin/bash -lc 'touch codex_created.txt'", cwd: expect.any(String) },
+  options: ['allow_once', 'allow_session', 'deny'],
+  tool_call_id: expect.stringMatching(/^call_/),
+  approval_request: 'item/commandExecution/requestApproval',
+};
 
 describe('codex adapter through the daemon', () => {
   it('ListProviders shows the version, capabilities and the login-status auth state', async () => {
@@ -178,26 +197,23 @@ describe('codex adapter through the daemon', () => {
     await stop(sessionId);
   });
 
-  it('permissions deny: the command approval is cancelled and nothing runs', async () => {
+  it('permissions deny (the default): the policy refuses the command approval (cancel) and nothing runs', async () => {
     const { sessionId } = await start('codex');
+    const mark = daemon.audit.mark();
     await send(sessionId, 'please USE_TOOL');
     const all = await eventsUntil(sessionId, completedTurns(1));
     const calls = ofType(all, T.EVENT_TYPE_TOOL_CALL);
     expect(calls.map((e) => e.data)).toEqual([
       expect.objectContaining({ name: 'commandExecution', tool_call_id: expect.any(String) }),
     ]);
-    expect(ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED)[0]?.data).toMatchObject({
-      tool: 'commandExecution',
-      tool_call_id: calls[0]?.data?.tool_call_id,
-      approval_request: 'item/commandExecution/requestApproval',
-      mode: 'deny',
-    });
-    expect(ofType(all, T.EVENT_TYPE_PERMISSION_RESOLVED)[0]?.data).toMatchObject({
-      decision: 'deny',
-      decided_by: 'policy',
-    });
-    // What codex was told: it offers no "decline" for commands, so "cancel".
-    expect(decisionsSent().at(-1)).toBe('cancel');
+    const { requested } = expectPermission(
+      all,
+      { ...CODEX_COMMAND, mode: 'deny', tool_call_id: calls[0]?.data?.tool_call_id },
+      { decision: 'deny', decided_by: 'policy' },
+    );
+    expect(requested.data?.expires_at).toBeUndefined();
+    // 0.169 offers no "decline" for a command: the refusal is "cancel", which ends the turn.
+    expect(lastDecision('codex.log')).toBe('cancel');
     expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data).toMatchObject({
       status: 'declined',
       is_error: true,
@@ -206,15 +222,29 @@ describe('codex adapter through the daemon', () => {
       status: 'interrupted',
     });
     expect(existsSync(join(daemon.repo, 'codex_created.txt'))).toBe(false);
+    const [record] = await daemon.audit.waitFor(
+      'the policy denial',
+      (r) => r.kind === 'permission' && r.session_id === sessionId,
+      mark,
+    );
+    expect(record).toMatchObject({ outcome: 'deny', reason: 'permission_deny', sub: 'tester' });
+    expect(record?.detail).toBe(`commandExecution ${requestIdOf(requested)}: deny by policy`);
 
     // A file change can be declined without ending the turn.
     await send(sessionId, 'EDIT_FILE please');
     const more = await eventsUntil(sessionId, completedTurns(2));
-    const approval = ofType(more, T.EVENT_TYPE_PERMISSION_REQUESTED).find(
-      (e) => e.data?.approval_request === 'item/fileChange/requestApproval',
+    expectPermission(
+      more,
+      {
+        tool: 'fileChange',
+        summary: 'apply a file change',
+        approval_request: 'item/fileChange/requestApproval',
+        mode: 'deny',
+      },
+      { decision: 'deny', decided_by: 'policy' },
+      1,
     );
-    expect(approval?.data).toMatchObject({ tool: 'fileChange', mode: 'deny' });
-    expect(decisionsSent().at(-1)).toBe('decline');
+    expect(lastDecision('codex.log')).toBe('decline');
     expect(ofType(more, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('The edit was declined.');
     expect(ofType(more, T.EVENT_TYPE_TURN_COMPLETED).at(-1)?.data).toMatchObject({
       status: 'completed',
@@ -223,16 +253,17 @@ describe('codex adapter through the daemon', () => {
     await stop(sessionId);
   });
 
-  it('permissions allow: the command is accepted, runs and reports its exit code', async () => {
+  it('permissions allow: the policy accepts the command, it runs and reports its exit code', async () => {
     const { sessionId } = await start('codex_allow');
+    const mark = daemon.audit.mark();
     await send(sessionId, 'please USE_TOOL');
     const all = await eventsUntil(sessionId, completedTurns(1));
-    expect(ofType(all, T.EVENT_TYPE_PERMISSION_RESOLVED)[0]?.data).toMatchObject({
-      tool: 'commandExecution',
-      decision: 'allow_once',
-      decided_by: 'policy',
-    });
-    expect(decisionsSent('allow.log')).toEqual(['accept']);
+    expect(ofType(all, T.EVENT_TYPE_TOOL_CALL)).toHaveLength(1);
+    expectPermission(
+      all,
+      { ...CODEX_COMMAND, mode: 'allow' },
+      { decision: 'allow_once', decided_by: 'policy' },
+    );
     const result = ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0];
     expect(result?.data).toMatchObject({
       name: 'commandExecution',
@@ -245,6 +276,12 @@ describe('codex adapter through the daemon', () => {
     );
     expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text).toBe('Tool ran fine.');
     expect(existsSync(join(daemon.repo, 'codex_created.txt'))).toBe(true);
+    await daemon.audit.waitFor(
+      'the policy allow',
+      (r) =>
+        r.kind === 'permission' && r.session_id === sessionId && r.reason === 'permission_allow',
+      mark,
+    );
     await stop(sessionId);
   });
 
@@ -416,5 +453,36 @@ describe('codex adapter through the daemon', () => {
       approvalPolicy: 'never',
     });
     await stop(sessionId);
+  });
+});
+
+describe('codex adapter behind the approval gate (permissions: ask)', () => {
+  gateCases({
+    bridge,
+    providers: { ask: 'codex_ask', timeout: 'codex_ask_timeout', auto: 'codex_auto' },
+    input: 'please USE_TOOL',
+    requested: CODEX_COMMAND,
+    ran: (repo) => existsSync(join(repo, 'codex_created.txt')),
+    ranReported: (all) => {
+      expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data).toMatchObject({
+        status: 'completed',
+        exit_code: 0,
+        is_error: false,
+      });
+      expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('Tool ran fine.');
+    },
+    // codex's approval answer carries no message: it gets "cancel" (no
+    // "decline" offered for a command), and the command is reported declined.
+    refused: (all) => {
+      const refusedBy = ofType(all, T.EVENT_TYPE_PERMISSION_RESOLVED)[0]?.data?.decided_by;
+      expect(lastDecision(refusedBy === 'timeout' ? 'ask-timeout.log' : 'ask.log')).toBe('cancel');
+      expect(ofType(all, T.EVENT_TYPE_TOOL_RESULT)[0]?.data).toMatchObject({
+        status: 'declined',
+        is_error: true,
+      });
+      expect(ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({
+        status: 'interrupted',
+      });
+    },
   });
 });

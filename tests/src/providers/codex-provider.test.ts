@@ -29,7 +29,10 @@ function provider(extra: Record<string, unknown> = {}, env: Record<string, strin
   return p;
 }
 
-/** Starts a session whose permission gate answers every request with `decision` (by "policy"). */
+/**
+ * Starts a session whose permission requests are all answered `decision`
+ * (as the daemon's gate would, by "policy"); `asks` are the requests it got.
+ */
 async function start(
   p: ReturnType<typeof provider>,
   decision: PermissionDecision = 'deny',
@@ -77,30 +80,37 @@ describe('CodexProvider with the fake codex CLI', () => {
         expect.objectContaining({
           tool: 'permissions',
           input: { permissions: { network: { enabled: true }, fileSystem: null } },
-          details: expect.objectContaining({
+          options: ['allow_once', 'allow_session', 'deny'],
+          toolCallId: expect.stringMatching(/^perm_/),
+          turnId: expect.any(String),
+          details: {
             approval_request: 'item/permissions/requestApproval',
-          }),
+            agent_reason: 'needs the network',
+          },
         }),
       ]);
+      // The request is the gate's to record: the driver emits no event of its own for it.
+      expect(events.some((e) => e.type === 'TOOL_CALL')).toBe(false);
       await handle.stop({ force: false, gracePeriodMs: 2000 });
     }
   });
 
-  it('answers a user-input request with no answers and records it, without asking the gate', async () => {
+  it('answers a user-input request with no answers and records it', async () => {
     const { handle, events, asks } = await start(provider(), 'allow_once');
     handle.send('ASK_USER', () => {});
     await completed(events, 1);
     expect(messages(events)).toEqual(['Answers: {}']);
+    // Not a permission request: the gate is never asked.
+    expect(asks).toEqual([]);
     expect(events.find((e) => e.type === 'TOOL_CALL')?.data).toMatchObject({
       name: 'requestUserInput',
       decision: 'no answer',
     });
-    expect(asks).toEqual([]);
     await handle.stop({ force: false, gracePeriodMs: 2000 });
   });
 
   it('an allowed file change is written; each queued input becomes its own turn, in order', async () => {
-    const { handle, events } = await start(provider(), 'allow_once');
+    const { handle, events, asks } = await start(provider(), 'allow_once');
     handle.send('EDIT_FILE', () => {});
     handle.send('one', () => {});
     handle.send('two', () => {});
@@ -112,6 +122,13 @@ describe('CodexProvider with the fake codex CLI', () => {
     ]);
     const ids = events.filter((e) => e.type === 'TURN_STARTED').map((e) => e.turnId);
     expect(new Set(ids).size).toBe(3);
+    expect(asks).toEqual([
+      expect.objectContaining({
+        tool: 'fileChange',
+        summary: 'apply a file change',
+        turnId: ids[0],
+      }),
+    ]);
     const result = events.find((e) => e.type === 'TOOL_RESULT');
     expect(result?.data).toMatchObject({
       name: 'fileChange',

@@ -92,6 +92,12 @@ const rpcs: Rpc[] = [
     (c, id, md) => outcome(call(c, (x) => x.interruptTurn, { sessionId: id }, md)),
   ],
   [
+    'AckEvents',
+    'AckEvents',
+    (c, id, md) =>
+      outcome(call(c, (x) => x.ackEvents, { sessionId: id, subscriberId: 'spy', ackSeq: 2n }, md)),
+  ],
+  [
     'RespondPermission',
     'RespondPermission',
     (c, id, md) =>
@@ -108,12 +114,6 @@ const rpcs: Rpc[] = [
           md,
         ),
       ),
-  ],
-  [
-    'AckEvents',
-    'AckEvents',
-    (c, id, md) =>
-      outcome(call(c, (x) => x.ackEvents, { sessionId: id, subscriberId: 'spy', ackSeq: 2n }, md)),
   ],
   [
     'StreamEvents',

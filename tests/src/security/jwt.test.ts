@@ -49,7 +49,15 @@ const edCtl = (payload: Record<string, unknown>, header: Record<string, unknown>
 const bound = (payload: Record<string, unknown>) =>
   Array.isArray(payload) ? payload : { ...payload, cnf: { 'x5t#S256': x5t(w.pki.client.certPem) } };
 
-const METHODS = ['StartSession', 'SendInput', 'StopSession', 'GetSession'];
+const METHODS = ['StartSession', 'SendInput', 'StopSession', 'GetSession', 'RespondPermission'];
+
+/** A RespondPermission request: allow_once for request perm-1 of `sessionId`. */
+const allowOnce = (sessionId: string) => ({
+  sessionId,
+  requestId: 'perm-1',
+  decision: PermissionDecision.PERMISSION_DECISION_ALLOW_ONCE,
+  reason: '',
+});
 
 /**
  * Runs a mutating call of each kind with `md` and checks each is refused
@@ -85,6 +93,7 @@ async function expectRejected(
     ),
     outcome(call(w.client, (c) => c.stopSession, { sessionId: w.ref, force: true }, md)),
     outcome(call(w.client, (c) => c.getSession, { sessionId: w.ref }, md)),
+    outcome(call(w.client, (c) => c.respondPermission, allowOnce(w.ref), md)),
   ]);
   for (const r of results) {
     expect(r.code).toBe(code);
@@ -414,21 +423,7 @@ describe('every RPC requires a bearer token', () => {
     ],
     ['GetSession', (c, md) => call(c, (x) => x.getSession, { sessionId: sid() }, md)],
     ['InterruptTurn', (c, md) => call(c, (x) => x.interruptTurn, { sessionId: sid() }, md)],
-    [
-      'RespondPermission',
-      (c, md) =>
-        call(
-          c,
-          (x) => x.respondPermission,
-          {
-            sessionId: sid(),
-            requestId: 'perm-1',
-            decision: PermissionDecision.PERMISSION_DECISION_DENY,
-            reason: '',
-          },
-          md,
-        ),
-    ],
+    ['RespondPermission', (c, md) => call(c, (x) => x.respondPermission, allowOnce(sid()), md)],
     [
       'AckEvents',
       (c, md) =>

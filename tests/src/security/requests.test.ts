@@ -1,23 +1,56 @@
 /**
- * Catalogue rows R1–R7, request validation: input size, message size,
- * repo_path, session_id, provider and agent_opts. Each bad request gets its
- * exact code, one deny audit record with its reason, and changes nothing;
- * the child never receives rejected input; agents get literal argv and a
- * filtered environment.
+ * Catalogue rows R1–R8, request validation: input size, message size,
+ * repo_path, session_id, provider, agent_opts and RespondPermission's
+ * answers. Each bad request gets its exact code, one deny audit record with
+ * its reason, and changes nothing; the child never receives rejected input;
+ * agents get literal argv and a filtered environment.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
+import {
+  EventType,
+  PermissionDecision,
+  type SessionEvent,
+  SessionStatus,
+} from '@agent-bridge/proto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, collect, descendants, FAKE_AGENT, status, streamEvents } from '../harness/index.js';
+import {
+  asked,
+  call,
+  collect,
+  DECISION,
+  descendants,
+  expectPermission,
+  FAKE_AGENT,
+  REPO_ROOT,
+  requestIdOf,
+  requestsOf,
+  respondPermission,
+  status,
+  streamEvents,
+  turnsDone,
+} from '../harness/index.js';
 import { expectCallDenied, expectUnchanged, outcome, snapshot, useWorld } from './helpers.js';
 
 const ARGV_ARGS = ['$(id)', '; rm -rf ~', '`id`', 'two words', '--flag=x y', '*', '|', '\\n'];
 
 const w = useWorld({
-  config: { sessions: { max_per_project: 20, max_global: 20 } },
+  config: {
+    sessions: { max_per_project: 20, max_global: 20 },
+    providers: {
+      // R8: the mock asks permission for a "/tool" line and waits.
+      mock_ask: { adapter: 'mock', permissions: 'ask' },
+      // R8: a codex whose command approval offers no accept: only deny may be answered.
+      codex_deny_only: {
+        adapter: 'codex',
+        binary: join(REPO_ROOT, 'tests/fixtures/fake-codex.mjs'),
+        permissions: 'ask',
+        env: { FAKE_CODEX_DECISIONS: '["decline","cancel"]' },
+      },
+    },
+  },
   fakeProviders: { echo: ['echo'], argv: ['argv', ...ARGV_ARGS] },
   env: { BRIDGE_CA_PASSPHRASE: 'hunter2', SECRET_TOKEN: 'xyz' },
 });
@@ -453,5 +486,222 @@ describe('daemon secrets', () => {
       expect(JSON.stringify(events.map((e) => [e.text, e.error, e.data]))).not.toMatch(/hunter2/);
     }
     expect(w.daemon.output()).not.toMatch(/hunter2|SECRET_TOKEN/);
+  });
+});
+
+describe('R8 RespondPermission: each refusal has its exact code and message, and changes nothing', () => {
+  /** A mock_ask session whose agent waits on its request `requestId`. */
+  let asking: { sessionId: string; requestId: string };
+
+  const events = (sessionId: string, until: (all: SessionEvent[]) => boolean) =>
+    collect(streamEvents(w.client, { sessionId, afterSeq: 0n }, w.md), (_e, all) =>
+      until(all),
+    ).then((r) => r.events);
+
+  /** Starts a session of `provider`, makes its agent ask with `input`, returns the request id. */
+  async function waitingRequest(provider: string, input: string) {
+    const sessionId = await start({ provider });
+    await call(w.client, (c) => c.sendInput, { sessionId, text: input, idempotencyKey: '' }, w.md);
+    const all = await events(sessionId, asked(1));
+    return { sessionId, requestId: requestIdOf(requestsOf(all)[0]) };
+  }
+
+  beforeAll(async () => {
+    asking = await waitingRequest('mock_ask', '/tool Bash ls');
+  });
+
+  type Answer = { sessionId: string; requestId: string; decision: number; reason: string };
+  const answer = (a: Partial<Answer>, md = w.md) =>
+    outcome(
+      call(
+        w.client,
+        (c) => c.respondPermission,
+        {
+          sessionId: asking.sessionId,
+          requestId: asking.requestId,
+          decision: DECISION.allow_once,
+          reason: '',
+          ...a,
+        },
+        md,
+      ),
+    );
+
+  /**
+   * The answer is refused with `code`, a message matching `message`, one
+   * deny audit record with `reason`; nothing changed: no session, process
+   * or event (the waiting session's last seq included), and nothing decided.
+   */
+  async function expectRefused(
+    a: Partial<Answer>,
+    code: number,
+    reason: string,
+    message: RegExp,
+    md = w.md,
+  ): Promise<string> {
+    const before = await snapshot(w);
+    const seq0 = await lastSeq(asking.sessionId);
+    const mark = w.daemon.audit.mark();
+    const r = await answer(a, md);
+    expect(r.code).toBe(code);
+    expect(r.details).toMatch(message);
+    expect(r.details.length).toBeLessThan(300);
+    expectCallDenied(w, mark, 'RespondPermission', reason);
+    expect(await lastSeq(asking.sessionId)).toBe(seq0);
+    await expectUnchanged(w, before);
+    return r.details;
+  }
+
+  const bad = status.INVALID_ARGUMENT;
+  it.each([
+    [
+      'session_id not a UUID',
+      { sessionId: 'abc' },
+      'session_id_invalid',
+      /session_id must be a lowercase UUID/,
+    ],
+    [
+      'empty request_id',
+      { requestId: '' },
+      'permission_request_id_invalid',
+      /request_id must be 1-128 bytes/,
+    ],
+    [
+      'request_id of 129 bytes',
+      { requestId: 'r'.repeat(129) },
+      'permission_request_id_invalid',
+      /request_id must be 1-128 bytes/,
+    ],
+    [
+      'request_id of 43 × "€" = 129 bytes',
+      { requestId: '€'.repeat(43) },
+      'permission_request_id_invalid',
+      /request_id must be 1-128 bytes/,
+    ],
+    [
+      'decision UNSPECIFIED',
+      { decision: PermissionDecision.PERMISSION_DECISION_UNSPECIFIED },
+      'permission_decision_invalid',
+      /decision must be one of allow_once, allow_session, deny/,
+    ],
+    [
+      'decision unknown (99)',
+      { decision: 99 },
+      'permission_decision_invalid',
+      /decision must be one of allow_once, allow_session, deny/,
+    ],
+    [
+      'reason of 1025 bytes',
+      { reason: 'x'.repeat(1025) },
+      'permission_reason_too_long',
+      /reason is 1025 bytes; the limit is 1024/,
+    ],
+    [
+      'reason of 342 × "€" = 1026 bytes',
+      { reason: '€'.repeat(342) },
+      'permission_reason_too_long',
+      /reason is 1026 bytes; the limit is 1024/,
+    ],
+  ] as const)('R8 %s → INVALID_ARGUMENT', async (_name, a, reason, message) => {
+    await expectRefused(a, bad, reason, message);
+  });
+
+  it('R8 an unknown session → NOT_FOUND', async () => {
+    const sessionId = randomUUID();
+    await expectRefused(
+      { sessionId },
+      status.NOT_FOUND,
+      'session_not_found',
+      new RegExp(sessionId),
+    );
+  });
+
+  it('R8 the session of another project (token for project beta) → NOT_FOUND, worded as a missing one', async () => {
+    const beta = await w.bearerFor('beta');
+    const foreign = await expectRefused(
+      {},
+      status.NOT_FOUND,
+      'session_of_other_project',
+      /not found/,
+      beta,
+    );
+    const missingId = randomUUID();
+    const missing = await expectRefused(
+      { sessionId: missingId },
+      status.NOT_FOUND,
+      'session_not_found',
+      /not found/,
+      beta,
+    );
+    expect(foreign.replaceAll(asking.sessionId, '<id>')).toBe(
+      missing.replaceAll(missingId, '<id>'),
+    );
+  });
+
+  it('R8 an unknown request id (one of 128 bytes included) → NOT_FOUND', async () => {
+    for (const requestId of ['perm-999', 'r'.repeat(128)]) {
+      await expectRefused(
+        { requestId },
+        status.NOT_FOUND,
+        'permission_request_not_found',
+        new RegExp(`permission request ${requestId} not found in session ${asking.sessionId}`),
+      );
+    }
+  });
+
+  it('R8 a decision the agent does not offer → FAILED_PRECONDITION; an offered one is then taken', async () => {
+    const deny = await waitingRequest('codex_deny_only', 'please USE_TOOL');
+    const all = await events(deny.sessionId, asked(1));
+    expect(requestsOf(all)[0]?.data?.options).toEqual(['deny']);
+    for (const decision of ['allow_once', 'allow_session'] as const) {
+      const before = await snapshot(w);
+      const seq0 = await lastSeq(deny.sessionId);
+      const mark = w.daemon.audit.mark();
+      const r = await outcome(
+        respondPermission(w.client, w.md, deny.sessionId, deny.requestId, decision),
+      );
+      expect(r.code).toBe(status.FAILED_PRECONDITION);
+      expect(r.details).toBe(
+        `the agent does not offer ${decision} for permission request ${deny.requestId} (it offers deny)`,
+      );
+      expectCallDenied(w, mark, 'RespondPermission', 'permission_decision_not_offered');
+      expect(await lastSeq(deny.sessionId)).toBe(seq0);
+      await expectUnchanged(w, before);
+    }
+    await respondPermission(w.client, w.md, deny.sessionId, deny.requestId, 'deny');
+    const done = await events(deny.sessionId, turnsDone(1));
+    expectPermission(done, { options: ['deny'] }, { decision: 'deny', decided_by: 'caller' });
+    await stop(deny.sessionId);
+  });
+
+  // Last: it answers the waiting request.
+  it('R8 a second answer → FAILED_PRECONDITION saying how it was resolved; the first one stands', async () => {
+    const seq = await respondPermission(
+      w.client,
+      w.md,
+      asking.sessionId,
+      asking.requestId,
+      'allow_once',
+      'first',
+    );
+    await events(asking.sessionId, turnsDone(1));
+    for (const decision of ['deny', 'allow_once'] as const) {
+      await expectRefused(
+        { decision: DECISION[decision], reason: 'second' },
+        status.FAILED_PRECONDITION,
+        'permission_already_resolved',
+        new RegExp(
+          `^permission request ${asking.requestId} is already resolved: allow_once \\(decided by caller\\)$`,
+        ),
+      );
+    }
+    const all = await events(asking.sessionId, turnsDone(1));
+    const { resolved } = expectPermission(
+      all,
+      { request_id: asking.requestId },
+      { decision: 'allow_once', decided_by: 'caller', reason: 'first' },
+    );
+    expect(resolved.seq).toBe(seq);
+    await stop(asking.sessionId);
   });
 });
