@@ -291,19 +291,21 @@ describe('PermissionGate: mode ask', () => {
 });
 
 describe('PermissionGate: nothing is left hanging', () => {
-  it('an interrupt resolves waiting requests by the default; the session goes on asking', async () => {
-    const { manager, start } = setup();
+  it('an interrupt refuses waiting requests, even with an allow default; the session goes on asking', async () => {
+    const { manager, start } = setup({ fallback: 'allow' });
     const s = await start();
     const answered = s.agent.ask(bash);
     await manager.interrupt(alice, s.id);
     expect(await answered).toMatchObject({ decision: 'deny', decidedBy: 'interrupt' });
     const next = s.agent.ask(bash);
-    expect(ofType(await s.sofar(), 'PERMISSION_REQUESTED').at(-1)?.data?.default).toBe('deny');
+    expect(ofType(await s.sofar(), 'PERMISSION_REQUESTED').at(-1)?.data?.default).toBe(
+      'allow_once',
+    );
     void next;
   });
 
-  it("a turn that ends resolves its own waiting requests before its TURN_COMPLETED, not another turn's", async () => {
-    const { start } = setup();
+  it("a turn that ends refuses its own waiting requests before its TURN_COMPLETED, not another turn's", async () => {
+    const { start } = setup({ fallback: 'allow' });
     const s = await start();
     const mine = s.agent.ask(bash);
     const other = s.agent.ask({ ...bash, turnId: 'turn-2' });

@@ -146,23 +146,40 @@ export class PermissionGate {
     return this.settle(requestId, decision, 'caller', reason, caller);
   }
 
-  /** Resolves every waiting request by the fallback; with an ending cause, later requests too. */
+  /**
+   * Resolves every waiting request nobody answered (see `unanswered`); with
+   * an ending cause, requests that come later too.
+   */
   settleAll(cause: SettleCause): void {
     if (cause === 'stop' || cause === 'shutdown' || cause === 'exit') this.closedBy ??= cause;
     for (const [id, entry] of [...this.pending]) {
-      this.settle(id, this.fallback(entry.options), cause);
+      this.settle(id, this.unanswered(cause, entry.options), cause);
     }
   }
 
   /**
    * The turn ended (by its own deadline, or the agent gave up on its
    * request): what it asked and nobody answered will never be read, so it is
-   * resolved by the fallback now rather than at its timeout.
+   * resolved now rather than at its timeout.
    */
   settleTurn(turnId: string, cause: 'interrupt' | 'turn_end'): void {
     for (const [id, entry] of [...this.pending]) {
-      if (entry.turnId === turnId) this.settle(id, this.fallback(entry.options), cause);
+      if (entry.turnId === turnId) this.settle(id, this.unanswered(cause, entry.options), cause);
     }
+  }
+
+  /**
+   * The decision for a request nobody answered: the policy's fallback,
+   * except in a turn that is cancelled or over, whose requests are refused
+   * whatever the fallback says: the caller asked the turn to stop, an ACP
+   * agent is told "cancelled" after session/cancel, and an allow would let
+   * the agent start something in a turn that is ending.
+   */
+  private unanswered(
+    cause: SettleCause,
+    options: readonly PermissionDecision[],
+  ): PermissionDecision {
+    return cause === 'interrupt' || cause === 'turn_end' ? 'deny' : this.fallback(options);
   }
 
   private immediateDecision(

@@ -4,7 +4,7 @@ export interface PermissionPolicy {
   mode: 'allow' | 'deny' | 'ask';
   /** How long a request waits for a client's answer (mode ask). */
   timeoutMs: number;
-  /** The answer when nobody gives one: on timeout, interrupt, stop, shutdown or exit. */
+  /** The answer when nobody gives one: on timeout, stop, shutdown or exit (a cancelled or ended turn's requests are denied). */
   fallback: 'allow' | 'deny';
   /** Tool names, `*` matching any run of characters, answered allow without asking (whatever the mode). */
   autoAllow: readonly string[];

@@ -116,7 +116,7 @@ export interface ProviderConfig {
   permissions: 'deny' | 'allow' | 'ask';
   /** With `ask`: how long a request waits for an answer. */
   permissionTimeoutMs: number;
-  /** The answer nobody gave: on timeout, interrupt, stop, shutdown or agent exit. */
+  /** The answer nobody gave: on timeout, stop, shutdown or agent exit (an interrupted turn's requests are denied). */
   permissionDefault: 'deny' | 'allow';
   /** Tool names (`*` = any run of characters) answered allow without asking, whatever `permissions` says. */
   autoAllow: string[];

@@ -32,7 +32,7 @@ export interface PermissionAsk {
 /** The answer to a PermissionAsk, and who gave it. */
 export interface PermissionVerdict {
   decision: PermissionDecision;
-  /** "caller", "policy", "auto_allow", "session_grant", or why the default applied ("timeout", "interrupt", "turn_end", "stop", "shutdown", "exit"). */
+  /** "caller", "policy", "auto_allow", "session_grant", or why nobody did ("timeout", "interrupt", "turn_end", "stop", "shutdown", "exit"). */
   decidedBy: string;
   /** The caller's reason, when one was given. */
   reason: string;

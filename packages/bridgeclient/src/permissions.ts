@@ -39,7 +39,7 @@ export interface PermissionResolution {
   decision: PermissionDecision;
   /**
    * "caller" (a respondPermission), "policy", "auto_allow", "session_grant",
-   * or why the default applied: "timeout", "interrupt", "turn_end", "stop", "shutdown", "exit".
+   * or why nobody did: "timeout", "interrupt", "turn_end", "stop", "shutdown", "exit".
    */
   decidedBy: string;
   reason: string;

@@ -87,11 +87,13 @@ async function expectSettled(
   decision: Decision,
   decidedBy: string,
   before: (e: SessionEvent) => boolean,
+  /** The default the request announced: `decision` unless the cause overrides it. */
+  announced: Decision = decision,
 ): Promise<void> {
-  expect(p.decision).toBe(decision);
+  expect(p.decision).toBe(announced);
   const { resolved } = expectPermission(
     all,
-    { request_id: p.requestId, default: decision },
+    { request_id: p.requestId, default: announced },
     { decision, decided_by: decidedBy },
   );
   expect(resolved.data?.caller).toBeUndefined();
@@ -149,8 +151,10 @@ const toolNote = (decision: Decision, decidedBy: string) =>
 
 describe('F16 a pending permission request is always resolved', () => {
   it.each(DEFAULTS)(
-    'F16a InterruptTurn → decided_by interrupt (permission_default %s), the turn ends interrupted',
-    async (decision, provider) => {
+    'F16a InterruptTurn → denied by interrupt whatever the default (permission_default %s), the turn ends interrupted',
+    async (announced, provider) => {
+      // A cancelled turn's requests are refused, never allowed by the default.
+      const decision = 'deny';
       const p = await pending(bridge, provider);
       const res = await bridge.call((c) => c.interruptTurn, { sessionId: p.s.sessionId });
       expect(res.interrupted).toBe(true);
@@ -159,7 +163,7 @@ describe('F16 a pending permission request is always resolved', () => {
       );
       const done = ofType(all, T.EVENT_TYPE_TURN_COMPLETED)[0];
       expect(done).toMatchObject({ turnId: res.turnId, data: { status: 'interrupted' } });
-      await expectSettled(bridge, p, all, decision, 'interrupt', (e) => e === done);
+      await expectSettled(bridge, p, all, decision, 'interrupt', (e) => e === done, announced);
       expect(ofType(all, T.EVENT_TYPE_PERMISSION_RESOLVED)[0]?.turnId).toBe(res.turnId);
       await expectLateAnswerRefused(bridge, p, decision, 'interrupt');
       // The session lives on and takes the next turn.

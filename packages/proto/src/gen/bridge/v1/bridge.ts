@@ -4825,8 +4825,9 @@ export const BridgeServiceService = {
    * A request nobody answers is resolved by the provider's
    * `permission_default` (deny unless configured) after its
    * `permission_timeout` (default 5m; `data.expires_at` of the request),
-   * and at once when the turn is interrupted or ends, the session stops or
-   * fails, or the daemon shuts down: a request is never left hanging.
+   * and at once when the session stops or fails or the daemon shuts down;
+   * when its turn is interrupted or ends it is denied, whatever the
+   * default: a request is never left hanging.
    *
    * PERMISSION_DECISION_ALLOW_SESSION allows this request and every later
    * request of the same tool in this session; those are still recorded, as
@@ -5063,8 +5064,9 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    * A request nobody answers is resolved by the provider's
    * `permission_default` (deny unless configured) after its
    * `permission_timeout` (default 5m; `data.expires_at` of the request),
-   * and at once when the turn is interrupted or ends, the session stops or
-   * fails, or the daemon shuts down: a request is never left hanging.
+   * and at once when the session stops or fails or the daemon shuts down;
+   * when its turn is interrupted or ends it is denied, whatever the
+   * default: a request is never left hanging.
    *
    * PERMISSION_DECISION_ALLOW_SESSION allows this request and every later
    * request of the same tool in this session; those are still recorded, as
@@ -5444,8 +5446,9 @@ export interface BridgeServiceClient extends Client {
    * A request nobody answers is resolved by the provider's
    * `permission_default` (deny unless configured) after its
    * `permission_timeout` (default 5m; `data.expires_at` of the request),
-   * and at once when the turn is interrupted or ends, the session stops or
-   * fails, or the daemon shuts down: a request is never left hanging.
+   * and at once when the session stops or fails or the daemon shuts down;
+   * when its turn is interrupted or ends it is denied, whatever the
+   * default: a request is never left hanging.
    *
    * PERMISSION_DECISION_ALLOW_SESSION allows this request and every later
    * request of the same tool in this session; those are still recorded, as
