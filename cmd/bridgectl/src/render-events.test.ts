@@ -74,6 +74,14 @@ describe('EventRenderer', () => {
     );
   });
 
+  it("shows a tool's output from the event's text when data has none (claude)", () => {
+    const claudeResult = ev('TOOL_RESULT', {
+      text: 'total 0\ncreated.txt',
+      data: { tool_use_id: 'toolu_1', is_error: false },
+    });
+    expect(render([claudeResult], false)).toBe('└ result total 0 (+1 lines)\n');
+  });
+
   it('ends a reply cut short by the end of the stream with a newline', () => {
     expect(render([ev('AGENT_MESSAGE_DELTA', { text: 'half a' })], false)).toBe('half a\n');
   });

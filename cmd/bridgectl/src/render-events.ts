@@ -163,7 +163,9 @@ export class EventRenderer {
       case 'TOOL_RESULT': {
         const failed = data.is_error === true;
         const head = failed ? s.red('└ error') : s.yellow('└ result');
-        return `${head} ${s.dim(compact(data.output ?? ''))}`;
+        // claude's adapter carries the output as the event's text; the others also in data.output.
+        const output = typeof data.output === 'string' ? data.output : e.text;
+        return `${head} ${s.dim(compact(output))}`;
       }
       case 'TURN_COMPLETED': {
         const summary = turnSummary(data);
