@@ -3,7 +3,7 @@
 // file: the stream and the report, --json, and the exit code of each status.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import {
   type TestDaemon,
   waitFor,
   within,
+  writeCtlProfile,
 } from '../harness/index.js';
 
 let daemon: TestDaemon;
@@ -92,27 +93,7 @@ beforeAll(async () => {
     },
   });
   dir = mkdtempSync(join(tmpdir(), 'bridgectl-run-'));
-  const write = (name: string, text: string) => {
-    writeFileSync(join(dir, name), text, { mode: 0o600 });
-    return name;
-  };
-  profiles = join(dir, 'profiles.yaml');
-  writeFileSync(
-    profiles,
-    [
-      'profiles:',
-      '  dev:',
-      `    address: 127.0.0.1:${daemon.port}`,
-      '    server_name: localhost',
-      `    ca: ${write('ca.crt', readFileSync(pki.caPath, 'utf8'))}`,
-      `    cert: ${write('client.crt', pki.client.certPem)}`,
-      `    key: ${write('client.key', pki.client.keyPem)}`,
-      `    jwt_key: ${write('jwt.key', pki.issuers.control.privatePem)}`,
-      '    issuer: control',
-      '    project: p1',
-      '',
-    ].join('\n'),
-  );
+  profiles = writeCtlProfile(dir, daemon.port, pki);
 });
 afterAll(async () => {
   await daemon?.stop();

@@ -16,6 +16,7 @@ import {
   type TestDaemon,
   type TestPki,
   within,
+  writeCtlProfile,
 } from '../harness/index.js';
 
 let pki: TestPki;
@@ -102,28 +103,7 @@ beforeAll(async () => {
     },
   });
   dir = mkdtempSync(join(tmpdir(), 'bridgectl-'));
-  const write = (name: string, text: string) => {
-    writeFileSync(join(dir, name), text, { mode: 0o600 });
-    return name;
-  };
-  profiles = join(dir, 'profiles.yaml');
-  // Relative paths: a profile's paths are relative to its file.
-  writeFileSync(
-    profiles,
-    [
-      'profiles:',
-      '  dev:',
-      `    address: 127.0.0.1:${daemon.port}`,
-      '    server_name: localhost',
-      `    ca: ${write('ca.crt', readFileSync(pki.caPath, 'utf8'))}`,
-      `    cert: ${write('client.crt', pki.client.certPem)}`,
-      `    key: ${write('client.key', pki.client.keyPem)}`,
-      `    jwt_key: ${write('jwt.key', pki.issuers.control.privatePem)}`,
-      '    issuer: control',
-      '    project: p1',
-      '',
-    ].join('\n'),
-  );
+  profiles = writeCtlProfile(dir, daemon.port, pki);
 });
 afterAll(async () => {
   await daemon?.stop();

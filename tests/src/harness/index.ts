@@ -1,6 +1,7 @@
 export * from './audit.js';
 export * from './client.js';
 export * from './collect-garbage.js';
+export * from './ctl-profile.js';
 export * from './daemon.js';
 export * from './fixture.js';
 export * from './live-memory.js';

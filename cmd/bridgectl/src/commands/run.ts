@@ -5,7 +5,7 @@ import type { CtlIo } from '../ctl-io.js';
 import { EXIT } from '../exit-codes.js';
 import { rendererFor } from '../follow-events.js';
 import { createSpinner } from '../spinner.js';
-import { agentOpts } from './sessions.js';
+import { agentOpts, SESSION_OPTIONS } from './session-options.js';
 
 const EXIT_OF: Record<TaskStatus, number> = {
   COMPLETED: EXIT.ok,
@@ -80,17 +80,7 @@ export const runCommand: Command<CtlIo> = {
   usage:
     'bridgectl run --provider ID [--repo PATH] [--timeout D] [--allow-tool NAME]... [--deny-tools] [--opt KEY=VALUE]... PROMPT',
   options: {
-    provider: {
-      type: 'string',
-      value: 'ID',
-      description: 'the provider, e.g. mock or claude',
-      required: true,
-    },
-    repo: {
-      type: 'string',
-      value: 'PATH',
-      description: "the repository, a path on the daemon's host (default: the working directory)",
-    },
+    ...SESSION_OPTIONS,
     timeout: {
       type: 'string',
       value: 'D',
@@ -105,12 +95,6 @@ export const runCommand: Command<CtlIo> = {
     'deny-tools': {
       type: 'boolean',
       description: 'deny every other tool the agent asks for, at once',
-    },
-    opt: {
-      type: 'string',
-      value: 'KEY=VALUE',
-      multiple: true,
-      description: "a provider option from the daemon's allowlist, e.g. model=…",
     },
   },
   notes: [

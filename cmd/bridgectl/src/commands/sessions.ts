@@ -4,6 +4,7 @@ import { withClient } from '../connection.js';
 import type { CtlIo } from '../ctl-io.js';
 import { EXIT } from '../exit-codes.js';
 import { createSpinner } from '../spinner.js';
+import { agentOpts, SESSION_OPTIONS } from './session-options.js';
 
 const STATUSES: readonly SessionStatus[] = ['STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED'];
 
@@ -22,44 +23,17 @@ function describe(s: SessionInfo): string[] {
   ];
 }
 
-/** KEY=VALUE options of --opt, as the provider's agentOpts; `command` names the command in errors. */
-export function agentOpts(list: string[], command = 'sessions start'): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const item of list) {
-    const eq = item.indexOf('=');
-    if (eq <= 0) throw new CliError(EXIT.usage, `${command}: --opt wants KEY=VALUE, not "${item}"`);
-    out[item.slice(0, eq)] = item.slice(eq + 1);
-  }
-  return out;
-}
-
 export const sessionsStartCommand: Command<CtlIo> = {
   name: 'sessions start',
   summary: 'start an agent session in a repository on the daemon host',
   usage:
     'bridgectl sessions start --provider ID [--repo PATH] [--session-id UUID] [--opt KEY=VALUE]...',
   options: {
-    provider: {
-      type: 'string',
-      value: 'ID',
-      description: 'the provider, e.g. mock or claude',
-      required: true,
-    },
-    repo: {
-      type: 'string',
-      value: 'PATH',
-      description: "the repository, a path on the daemon's host (default: the working directory)",
-    },
+    ...SESSION_OPTIONS,
     'session-id': {
       type: 'string',
       value: 'UUID',
       description: 'the session id (default: generated)',
-    },
-    opt: {
-      type: 'string',
-      value: 'KEY=VALUE',
-      multiple: true,
-      description: "a provider option from the daemon's allowlist, e.g. model=…",
     },
   },
   async run(ctx) {
