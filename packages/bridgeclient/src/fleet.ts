@@ -10,6 +10,7 @@ import {
 } from './errors.js';
 import type { EventStream, EventStreamOptions } from './event-stream.js';
 import type { BridgeClientOptions, CallOptions } from './options.js';
+import type { PermissionDecision } from './permissions.js';
 import { providerRefusal, reasonOf, runTask, type TaskOptions } from './run-task.js';
 import { reportWithoutSession, type TaskReport } from './task-report.js';
 import type {
@@ -182,6 +183,17 @@ export class BridgeFleet {
 
   async interruptTurn(sessionId: string, opts: CallOptions = {}): Promise<InterruptResult> {
     return this.client(await this.locate(sessionId, opts)).interruptTurn(sessionId, opts);
+  }
+
+  /** Answers a permission request on the daemon of the session (see BridgeClient.respondPermission). */
+  async respondPermission(
+    sessionId: string,
+    requestId: string,
+    decision: PermissionDecision,
+    opts: CallOptions & { reason?: string } = {},
+  ): Promise<number> {
+    const client = this.client(await this.locate(sessionId, opts));
+    return client.respondPermission(sessionId, requestId, decision, opts);
   }
 
   /** The session's events, from the daemon that runs it (see BridgeClient.events). */

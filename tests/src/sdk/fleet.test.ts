@@ -159,6 +159,23 @@ describe('routing', () => {
     }
     expect(seen.find((e) => e.type === 'INPUT_RECEIVED')?.seq).toBe(sent.seq);
     expect(await other.interruptTurn(mock.sessionId)).toEqual({ interrupted: false, turnId: '' });
+    // The mock's request is refused by policy at once: the late answer reaches its daemon, which
+    // says so (another daemon would not know the session: NOT_FOUND).
+    await other.sendInput(mock.sessionId, '/tool Bash ls');
+    let requestId = '';
+    for await (const e of await other.events(mock.sessionId, { afterSeq: 0 })) {
+      if (e.type === 'PERMISSION_REQUESTED') requestId = String(e.data?.request_id);
+      if (e.type === 'TURN_COMPLETED') break;
+    }
+    const late = await rejection(
+      other.respondPermission(mock.sessionId, requestId, 'allow_once'),
+      FailedPreconditionError,
+      'FAILED_PRECONDITION',
+      'RespondPermission',
+    );
+    expect(late.details).toBe(
+      `permission request ${requestId} is already resolved: deny (decided by policy)`,
+    );
     expect(['STOPPING', 'STOPPED']).toContain(await other.stopSession(echo.sessionId));
     expect(['STOPPING', 'STOPPED']).toContain((await d2.getSession(echo.sessionId)).status);
     await rejection(d1.getSession(echo.sessionId), NotFoundError, 'NOT_FOUND', 'GetSession');
