@@ -1,3 +1,4 @@
+import { str } from './private/data-fields.js';
 import type { SessionEvent } from './types.js';
 
 /** An answer to an agent's permission request (the contract's PermissionDecision). */
@@ -47,7 +48,6 @@ export interface PermissionResolution {
   caller: { subject: string; issuer: string; certificate: string } | undefined;
 }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const decision = (v: unknown): PermissionDecision | undefined =>
   DECISIONS.includes(v as PermissionDecision) ? (v as PermissionDecision) : undefined;
 

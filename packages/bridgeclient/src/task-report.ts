@@ -4,6 +4,7 @@ import {
   permissionRequest,
   permissionResolution,
 } from './permissions.js';
+import { str } from './private/data-fields.js';
 import { isTerminal, type SessionEvent } from './types.js';
 
 /**
@@ -68,7 +69,6 @@ export const reportWithoutSession = (
   error,
 });
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** The tool call's id: `tool_call_id` (codex, ACP) or `tool_use_id` (claude). */
 const callId = (data: Record<string, unknown>): string =>
   str(data.tool_call_id) || str(data.tool_use_id);

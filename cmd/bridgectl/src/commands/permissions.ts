@@ -10,22 +10,20 @@ import { CliError, type Command } from '@agent-bridge/cli';
 import { withClient } from '../connection.js';
 import type { CtlIo } from '../ctl-io.js';
 import { EXIT } from '../exit-codes.js';
+import { decisionFor } from '../permission-prompt.js';
 
-/** The decision words of the command line, as the contract spells them. */
-const DECISIONS: Record<string, PermissionDecision> = {
-  'allow-once': 'allow_once',
-  'allow-session': 'allow_session',
-  deny: 'deny',
-};
+const ALL_DECISIONS: readonly PermissionDecision[] = ['allow_once', 'allow_session', 'deny'];
 
-/** A decision word, or a usage error before any call is made. */
+/**
+ * A decision word ("allow-once", or as the events spell it, "allow_once";
+ * the prompt's "once" and "o" too), or a usage error before any call is made.
+ */
 function decisionOf(word: string): PermissionDecision {
-  // The events spell decisions with "_": accept what a script copied from them too.
-  const decision = DECISIONS[word.replace(/_/g, '-')];
+  const decision = decisionFor(word, ALL_DECISIONS);
   if (decision === undefined) {
     throw new CliError(
       EXIT.usage,
-      `permissions respond: the decision is one of ${Object.keys(DECISIONS).join(', ')}, not "${word}"`,
+      `permissions respond: the decision is one of allow-once, allow-session, deny, not "${word}"`,
     );
   }
   return decision;
