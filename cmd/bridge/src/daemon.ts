@@ -30,6 +30,9 @@ export async function startDaemon({
   logger: Logger;
   audit: Audit;
 }): Promise<RunningDaemon> {
+  // The first health probes start now, in the background: the first
+  // session, Health and ListProviders never wait for them.
+  for (const p of providers.values()) void p.health();
   // Metrics are kept only when someone can read them; they count decisions from the audit trail.
   const metrics: BridgeMetrics | undefined =
     config.metrics.listen === ''

@@ -94,11 +94,14 @@ async function main(argv: string[]): Promise<number> {
   const command = positionals[0] ?? 'run';
   // Every agent process group, from spawn to exit: what the orphan guard watches.
   const groups = new LiveProcessGroups();
+  // Ends the providers' background health probes when the daemon stops.
+  const lifetime = new AbortController();
   // The only place providers learn about the process they run in.
   const host: ProviderHost = {
     parentEnv: process.env,
     tempRoot: tmpdir(),
     spawn: trackingSpawner((opts) => SupervisedProcess.spawn(opts), groups),
+    lifetime: lifetime.signal,
   };
   switch (command) {
     case 'run':
@@ -110,7 +113,9 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       const file = resolve(invokedFrom, values.config);
-      return command === 'run' ? run(file, host, groups) : checkConfig(file, host);
+      return command === 'run'
+        ? run(file, host, groups).finally(() => lifetime.abort())
+        : checkConfig(file, host);
     }
     case 'dev': {
       const root = resolve(new URL('../../..', import.meta.url).pathname);
@@ -124,7 +129,9 @@ async function main(argv: string[]): Promise<number> {
       });
       if (setup.created)
         process.stderr.write(`bridge dev: created a development PKI in ${setup.files.dir}\n`);
-      return run(setup.files.config, host, groups, { files: setup.files, listen });
+      return run(setup.files.config, host, groups, { files: setup.files, listen }).finally(() =>
+        lifetime.abort(),
+      );
     }
     default:
       process.stderr.write(`bridge: unknown command "${command}" (see bridge --help)\n`);

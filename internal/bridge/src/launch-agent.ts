@@ -31,11 +31,27 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
   // long as none of its sources aborts, and with it the whole session.
   const abandon = new AbortController();
   const settled = new AbortController();
-  timers.after(
-    startupTimeoutMs,
-    () => abandon.abort(new StartupTimeout(startupTimeoutMs)),
-    settled.signal,
-  );
+  // The startup timeout's clock: at most one timer runs, ended by `stop`,
+  // by a restart (a fresh one replaces it) or once start-up has settled.
+  let clock: AbortController | undefined;
+  const startupClock = {
+    stop: () => {
+      clock?.abort();
+      clock = undefined;
+    },
+    restart: () => {
+      startupClock.stop();
+      if (settled.signal.aborted) return;
+      clock = new AbortController();
+      timers.after(
+        startupTimeoutMs,
+        () => abandon.abort(new StartupTimeout(startupTimeoutMs)),
+        clock.signal,
+      );
+    },
+  };
+  settled.signal.addEventListener('abort', startupClock.stop, { once: true });
+  startupClock.restart();
   const stopped = () => abandon.abort(session.startupAbandoned.reason);
   if (session.startupAbandoned.aborted) stopped();
   else session.startupAbandoned.addEventListener('abort', stopped, { once: true });
@@ -57,6 +73,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       },
       askPermission: (ask) => session.permissions.ask(ask),
       signal,
+      startupClock,
     });
     // Not released before the provider is done with it, even when this
     // start is abandoned first: a spawn still to come would otherwise find

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CachedProbe, type ProbeOutput, probeOutput } from './binary-probe.js';
+import { type ProbeOutput, probeOutput } from './binary-probe.js';
 import { running, until, within } from './testing/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'binary-probe-'));
@@ -57,7 +57,18 @@ describe('probeOutput', () => {
     expect(r).toMatchObject({
       ok: false,
       timedOut: false,
+      errno: 'ENOENT',
       output: expect.stringMatching(/ENOENT/),
+    });
+  });
+
+  it('names a signal from elsewhere that ended it', async () => {
+    const bin = fake('echo half; kill -SEGV $$');
+    expect(await probeOutput(bin.path, [], { env, deadline: noDeadline() })).toEqual({
+      ok: false,
+      output: 'half',
+      timedOut: false,
+      signal: 'SIGSEGV',
     });
   });
 
@@ -106,71 +117,5 @@ describe('probeOutput', () => {
       timedOut: true,
     });
     expect(bin.pids()).toEqual([]);
-  });
-});
-
-describe('CachedProbe', () => {
-  function counting<T>(results: T[]) {
-    let runs = 0;
-    const resolvers: ((v: T) => void)[] = [];
-    const run = () => {
-      const i = runs++;
-      return new Promise<T>((resolve) => {
-        resolvers.push(resolve);
-        if (i < results.length) resolve(results[i]!);
-      });
-    };
-    return { run, runs: () => runs, resolvers };
-  }
-
-  it('shares one run between concurrent callers and keeps an answer for the TTL', async () => {
-    let now = 0;
-    const c = counting(['a', 'b']);
-    const probe = new CachedProbe(
-      c.run,
-      1000,
-      () => true,
-      () => now,
-    );
-    expect(await Promise.all([probe.get(), probe.get()])).toEqual(['a', 'a']);
-    now = 999;
-    expect(await probe.get()).toBe('a');
-    expect(c.runs()).toBe(1);
-    now = 1000;
-    expect(await probe.get()).toBe('b');
-    expect(c.runs()).toBe(2);
-  });
-
-  it('gives a result that is not an answer to those who shared its run, then probes again', async () => {
-    const c = counting<string>([]);
-    const probe = new CachedProbe(
-      c.run,
-      60_000,
-      (r) => r !== 'timed out',
-      () => 0,
-    );
-    const first = probe.get();
-    const second = probe.get();
-    c.resolvers[0]!('timed out');
-    expect(await Promise.all([first, second])).toEqual(['timed out', 'timed out']);
-    expect(c.runs()).toBe(1);
-    const third = probe.get();
-    expect(c.runs()).toBe(2);
-    c.resolvers[1]!('answer');
-    expect(await third).toBe('answer');
-    expect(await probe.get()).toBe('answer');
-    expect(c.runs()).toBe(2);
-  });
-
-  it('does not keep a failed run', async () => {
-    let runs = 0;
-    const probe = new CachedProbe(
-      () => (++runs === 1 ? Promise.reject(new Error('boom')) : Promise.resolve('ok')),
-      60_000,
-      () => true,
-      () => 0,
-    );
-    await expect(probe.get()).rejects.toThrow('boom');
-    expect(await probe.get()).toBe('ok');
   });
 });

@@ -59,6 +59,10 @@ export interface ProbeOutput {
   output: string;
   /** The deadline came first: its process group was killed and `output` is what came before. */
   timedOut: boolean;
+  /** It could not be spawned: the error code (ENOENT, EACCES, EAGAIN, …). */
+  errno?: string;
+  /** A signal from elsewhere ended it (the deadline's own kill is `timedOut`). */
+  signal?: NodeJS.Signals;
 }
 
 const MAX_PROBE_OUTPUT_BYTES = 64 * 1024;
@@ -88,7 +92,8 @@ export function probeOutput(
         env: opts.env,
       });
     } catch (err) {
-      resolve({ ok: false, output: (err as Error).message, timedOut: false });
+      const errno = (err as NodeJS.ErrnoException).code;
+      resolve({ ok: false, output: (err as Error).message, timedOut: false, ...(errno ? { errno } : {}) });
       return;
     }
     const stdout = capture(child.stdout);
@@ -109,13 +114,29 @@ export function probeOutput(
     };
     deadline.addEventListener('abort', onDeadline, { once: true });
     let exitCode: number | null = null;
-    child.once('error', (err) => settle({ ok: false, output: err.message, timedOut: false }));
-    child.once('exit', (code) => {
+    let exitSignal: NodeJS.Signals | null = null;
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      settle({
+        ok: false,
+        output: err.message,
+        timedOut: false,
+        ...(err.code ? { errno: err.code } : {}),
+      }),
+    );
+    child.once('exit', (code, signal) => {
       exitCode = code;
+      exitSignal = signal;
       // Whatever it left in its group would keep the pipes open: the probe is over.
       if (!settled) signalGroup(child.pid, 'SIGKILL');
     });
-    child.once('close', () => settle({ ok: exitCode === 0, output: output(), timedOut: false }));
+    child.once('close', () =>
+      settle({
+        ok: exitCode === 0,
+        output: output(),
+        timedOut: false,
+        ...(exitSignal ? { signal: exitSignal } : {}),
+      }),
+    );
   });
 }
 
@@ -129,35 +150,4 @@ function capture(stream: Readable | null): () => string {
     bytes += chunk.length;
   });
   return () => Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * Caches a probe for `ttlMs`; concurrent callers share one run. A result
- * `isAnswer` rejects (a probe that timed out) is given to the callers that
- * shared its run but not kept: the next call probes again.
- */
-export class CachedProbe<T> {
-  private value: { at: number; result: Promise<T> } | undefined;
-
-  constructor(
-    private readonly run: () => Promise<T>,
-    private readonly ttlMs: number,
-    private readonly isAnswer: (result: T) => boolean = () => true,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  get(): Promise<T> {
-    const t = this.now();
-    if (!this.value || t - this.value.at >= this.ttlMs) {
-      const entry = { at: t, result: this.run() };
-      this.value = entry;
-      const forget = () => {
-        if (this.value === entry) this.value = undefined;
-      };
-      entry.result.then((r) => {
-        if (!this.isAnswer(r)) forget();
-      }, forget);
-    }
-    return this.value.result;
-  }
 }

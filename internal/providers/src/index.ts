@@ -3,6 +3,7 @@ export { resolveBinary } from './binary-probe.js';
 export { ClaudeProvider } from './claude/claude-provider.js';
 export { CodexProvider } from './codex/codex-provider.js';
 export type { AgentEvent, EventData, EventStream, EventType } from './events.js';
+export { createProbeHost, type ProbeHost } from './health-monitor.js';
 export { LineSplitter } from './line-splitter.js';
 export { LiveProcessGroups, trackingSpawner } from './live-process-groups.js';
 export { MOCK_AGENT_PATH, MockProvider } from './mock-provider.js';
@@ -22,6 +23,7 @@ export type {
   AgentHandle,
   AuthState,
   OptionRefusal,
+  ProbeState,
   Provider,
   ProviderCapabilities,
   ProviderStatus,

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { ClaudeProvider } from './claude/claude-provider.js';
-import type { HealthResult } from './provider-health.js';
+import type { ProviderStatus } from './provider.js';
 import type { StructuredProviderOptions } from './structured-provider.js';
 
 /** Path of the built-in mock agent script shipped with this package. */
@@ -26,16 +26,20 @@ export class MockProvider extends ClaudeProvider {
     return false;
   }
 
-  protected override async probeHealth(): Promise<HealthResult> {
-    const status = {
+  /** Nothing to probe: the agent is this package's own script, run by the daemon's Node. */
+  override async health(): Promise<ProviderStatus> {
+    const now = new Date();
+    return {
       available: true,
       error: '',
       binaryPath: MOCK_AGENT_PATH,
       version: `mock (node ${process.version})`,
-      authState: 'not_required' as const,
+      authState: 'not_required',
       authDetail: '',
-      checkedAt: new Date(),
+      checkedAt: now,
+      probeState: 'current',
+      confirmedAt: now,
+      probeDetail: '',
     };
-    return { status, timedOut: false };
   }
 }

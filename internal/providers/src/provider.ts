@@ -12,8 +12,21 @@ export interface ProviderCapabilities {
 
 export type AuthState = 'unknown' | 'authenticated' | 'unauthenticated' | 'not_required';
 
-/** A provider's health as last probed. */
+/**
+ * How fresh a provider's health is: `pending` while a probe has not
+ * answered yet (the first is running, or was cut short and is retried),
+ * `stale` when a re-check was cut short and an earlier answer is shown,
+ * `current` otherwise.
+ */
+export type ProbeState = 'pending' | 'current' | 'stale';
+
+/** A provider's health: what is known now, probes never waited for. */
 export interface ProviderStatus {
+  /**
+   * False only on a definite failure (the binary gone or not executable,
+   * `--version` failing or printing no version): StartSession refuses it.
+   * True while nothing definite is known, so StartSession tries it.
+   */
   available: boolean;
   /** Why not available; empty when available. */
   error: string;
@@ -21,7 +34,13 @@ export interface ProviderStatus {
   version: string;
   authState: AuthState;
   authDetail: string;
+  /** When the daemon last looked (at the binary, or at a probe's answer). */
   checkedAt: Date;
+  probeState: ProbeState;
+  /** When the oldest answer shown was confirmed; absent before any probe answered. */
+  confirmedAt?: Date;
+  /** What a probe is doing or missed, in words; empty when every answer is current. */
+  probeDetail: string;
 }
 
 /** What the core hands a provider to start one session. */
@@ -54,6 +73,21 @@ export interface SessionSpec {
   askPermission: AskPermission;
   /** Aborted when the start-up must be abandoned (startup timeout, a stop, shutdown): give up and leave no process. */
   signal: AbortSignal;
+  /**
+   * The clock of the session's `startup_timeout`, running from the call of
+   * `start`. A provider that makes the start-up wait its turn (behind
+   * another start-up in the same home) stops it before the wait and
+   * restarts it when the start-up proper begins: waiting spends none of
+   * the session's budget.
+   */
+  startupClock: StartupClock;
+}
+
+export interface StartupClock {
+  /** Stops the clock: the timeout will not fire until `restart`. */
+  stop(): void;
+  /** Starts the clock afresh: the whole timeout from now. */
+  restart(): void;
 }
 
 /** One running agent. */
@@ -102,6 +136,10 @@ export interface Provider {
   validateOptions(options: Readonly<Record<string, string>>): OptionRefusal | undefined;
   /** Spawns the agent and completes its start-up handshake. Rejects with SpawnError when it cannot run. */
   start(spec: SessionSpec): Promise<AgentHandle>;
-  /** Probes binary, version and authentication. Cheap to call: results are cached. */
+  /**
+   * What is known of binary, version and authentication. Answers at once
+   * (after a bounded look at the binary); the probes that are due run in
+   * the background, never waited for.
+   */
   health(): Promise<ProviderStatus>;
 }

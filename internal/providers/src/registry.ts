@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { AcpProvider } from './acp/acp-provider.js';
 import type { AgentSettings } from './agent-settings.js';
 import { ClaudeProvider } from './claude/claude-provider.js';
+import { createProbeHost, type ProbeHost } from './health-monitor.js';
 import { CodexProvider } from './codex/codex-provider.js';
 import { MockProvider } from './mock-provider.js';
 import type { Provider } from './provider.js';
@@ -29,11 +30,13 @@ export interface ProviderHost {
   tempRoot: string;
   /** Starts agent processes (SupervisedProcess.spawn). */
   spawn: Spawner;
+  /** Aborted when the daemon stops: background health probes are killed and not retried. */
+  lifetime: AbortSignal;
 }
 
 type Resolved = ProviderDefinition & { adapter: string; binary: string; args: string[] };
 /** What every provider built together shares. */
-type Shared = ProviderHost & { startupGate: StartupGate };
+type Shared = ProviderHost & { startupGate: StartupGate; probes: ProbeHost };
 type Factory = (id: string, def: Resolved, shared: Shared) => Provider;
 
 const ADAPTERS = new Map<string, Factory>([
@@ -118,7 +121,12 @@ export function createProviders(
       message: `unknown adapter "${def.adapter}" (known: ${ADAPTER_NAMES.join(', ')})`,
     }));
   if (problems.length > 0) throw new ProviderConfigError(problems);
-  const shared: Shared = { ...host, startupGate: new StartupGate() };
+  // Probes of every provider share the slots, and each binary's --version answer.
+  const shared: Shared = {
+    ...host,
+    startupGate: new StartupGate(),
+    probes: createProbeHost(host.lifetime),
+  };
   const out = new Map<string, Provider>();
   for (const [id, def] of resolved) out.set(id, ADAPTERS.get(def.adapter)!(id, def, shared));
   return out;

@@ -23,21 +23,39 @@ const tick = () => new Promise((r) => setImmediate(r));
 const never = new AbortController().signal;
 
 describe('StartupGate', () => {
-  it('runs start-ups with the same key one at a time, in order, whether they succeed or fail', async () => {
+  it('runs the first start-ups in a home alone until one succeeds, then the rest side by side', async () => {
     const gate = new StartupGate();
     const log: string[] = [];
-    const [a, b, c] = ['a', 'b', 'c'].map((n) => startup(log, n));
-    const runs = [a!, b!, c!].map((s) => gate.run('home', never, s.run));
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((n) => startup(log, n));
+    const runs = [a!, b!, c!, d!].map((s) => gate.run('home', never, s.run));
     await tick();
     expect(log).toEqual(['a begins']);
+    // The first fails: the next in line goes alone in its place.
     a!.finish(false);
     await expect(runs[0]).rejects.toThrow('a failed');
     await tick();
     expect(log).toEqual(['a begins', 'b begins']);
+    // It succeeds: the home is initialised, and both others begin at once.
+    b!.finish(true);
+    await tick();
+    expect(log).toEqual(['a begins', 'b begins', 'b ready', 'c begins', 'd begins']);
+    d!.finish(true);
+    c!.finish(true);
+    expect(await Promise.all(runs.slice(1))).toEqual(['b', 'c', 'd']);
+  });
+
+  it('in an initialised home, a start-up begins at once even while another runs', async () => {
+    const gate = new StartupGate();
+    const log: string[] = [];
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => startup(log, n));
+    a!.finish(true);
+    await gate.run('home', never, a!.run);
+    const runs = [gate.run('home', never, b!.run), gate.run('home', never, c!.run)];
+    await tick();
+    expect(log).toEqual(['a begins', 'a ready', 'b begins', 'c begins']);
     b!.finish(true);
     c!.finish(true);
-    expect(await Promise.all(runs.slice(1))).toEqual(['b', 'c']);
-    expect(log).toEqual(['a begins', 'b begins', 'b ready', 'c begins', 'c ready']);
+    expect(await Promise.all(runs)).toEqual(['b', 'c']);
   });
 
   it('lets start-ups with different keys run side by side', async () => {
@@ -53,7 +71,7 @@ describe('StartupGate', () => {
     expect(await Promise.all(runs)).toEqual(['a', 'b']);
   });
 
-  it('a start-up abandoned while it waits fails at once, and the next still waits for the running one', async () => {
+  it('a start-up abandoned while it waits fails at once, without beginning; the others go on', async () => {
     const gate = new StartupGate();
     const log: string[] = [];
     const [a, b, c] = ['a', 'b', 'c'].map((n) => startup(log, n));

@@ -1,48 +1,59 @@
+import { untilAborted } from './abortable.js';
 import { StartupError } from './supervised-process.js';
 
-/**
- * Lets only one agent at a time start up per key: agent CLIs initialise the
- * state they keep under their home (sqlite databases, installed skills) as
- * they start, and two starting at once in the same home can break each
- * other (codex: "failed to initialize sqlite state runtime", opencode:
- * "database is locked"). Start-ups queue in order; a session waiting its
- * turn gives up when its start-up is abandoned. One gate serves every
- * provider built together, so two providers running the same CLI in the
- * same home share it too.
- */
-export class StartupGate {
-  private readonly tails = new Map<string, Promise<void>>();
-
-  /** Runs `start` once every earlier start-up with the same key has finished, either way. */
-  async run<T>(key: string, signal: AbortSignal, start: () => Promise<T>): Promise<T> {
-    const earlier = this.tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    // Whoever comes next waits for the earlier ones too, even if this one gives up waiting.
-    const tail = earlier.then(() => mine);
-    this.tails.set(key, tail);
-    try {
-      await untilAborted(earlier, signal);
-      return await start();
-    } finally {
-      release();
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
-  }
+interface Home {
+  /** A start-up in this home has succeeded: the CLI has created its state. */
+  initialised: boolean;
+  /** The start-up that runs alone while the home is not initialised yet. */
+  pioneer: Promise<void> | undefined;
 }
 
-function untilAborted(p: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(abandoned());
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abandoned());
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
+/**
+ * Lets start-ups of a CLI in a home it has not initialised yet run one at
+ * a time. Agent CLIs create the state they keep under their home (sqlite
+ * databases, migrations, installed skills) at their first start, and two
+ * first starts at once in the same home break each other (codex: "failed
+ * to initialize sqlite state runtime", opencode: "database is locked").
+ * Once one start-up in a home has succeeded, the state exists and every
+ * later start-up runs at once, side by side. If the first fails, the next
+ * one waiting goes alone in its place. One gate serves every provider
+ * built together, so two providers running the same CLI in the same home
+ * share it too.
+ */
+export class StartupGate {
+  private readonly homes = new Map<string, Home>();
+
+  /**
+   * Runs `start` as soon as it may: at once in an initialised home, else
+   * once no other start-up in the home runs. A start-up waiting its turn
+   * gives up when `signal` aborts. `start` is called only when the turn
+   * has come, so the caller's clock for the start-up proper starts there.
+   */
+  async run<T>(key: string, signal: AbortSignal, start: () => Promise<T>): Promise<T> {
+    let home = this.homes.get(key);
+    if (!home) {
+      home = { initialised: false, pioneer: undefined };
+      this.homes.set(key, home);
+    }
+    while (!home.initialised && home.pioneer) {
+      // The pioneer's promise never rejects: only the signal ends this wait early.
+      await untilAborted(home.pioneer, signal).catch(() => {
+        throw abandoned();
+      });
+    }
+    if (home.initialised) return start();
+    const first = start();
+    const ended = first.then(
+      () => {
+        home.initialised = true;
+      },
+      () => undefined,
+    );
+    home.pioneer = ended.finally(() => {
+      home.pioneer = undefined;
     });
-  });
+    return first;
+  }
 }
 
 const abandoned = () =>

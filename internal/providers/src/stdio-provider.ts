@@ -1,7 +1,8 @@
 import { awaitStartup } from './await-startup.js';
-import { CachedProbe, resolveCommand } from './binary-probe.js';
+import { resolveCommand } from './binary-probe.js';
 import { childEnv } from './child-env.js';
 import type { AgentEvent } from './events.js';
+import { HealthMonitor, type ProbeHost } from './health-monitor.js';
 import type {
   AgentHandle,
   OptionRefusal,
@@ -9,7 +10,7 @@ import type {
   ProviderStatus,
   SessionSpec,
 } from './provider.js';
-import { DEFAULT_PROBE_TIMEOUT_MS, type HealthResult, probeHealth } from './provider-health.js';
+import { DEFAULT_HEALTH_TTL_MS, DEFAULT_PROBE_TIMEOUT_MS } from './provider-health.js';
 import type { Spawner } from './supervised-process.js';
 
 export interface ProcessProviderOptions {
@@ -22,15 +23,15 @@ export interface ProcessProviderOptions {
   /** The daemon's environment, from which only an allowlist is inherited. */
   parentEnv: NodeJS.ProcessEnv;
   spawn: Spawner;
-  /** How long health results are cached. */
+  /** Probe slots, version answers and the daemon's lifetime, shared by the providers built together. */
+  probes: ProbeHost;
+  /** How long a health answer holds before it is re-checked. */
   healthTtlMs?: number;
-  /** The bound on one health probe; its processes are killed at it. */
+  /** The budget of one background health probe; its processes are killed at it. */
   probeTimeoutMs?: number;
   /** Regex a stdout line must match before the agent counts as started ('' = at spawn). */
   readyPattern?: string;
 }
-
-const HEALTH_TTL_MS = 60_000;
 
 /**
  * Any command that reads lines on stdin and writes lines on stdout/stderr:
@@ -45,23 +46,20 @@ export class StdioProvider implements Provider {
     permissionRequests: false,
   };
   readonly id: string;
-  private readonly probe: CachedProbe<HealthResult>;
+  private readonly monitor: HealthMonitor;
 
   constructor(protected readonly opts: ProcessProviderOptions) {
     this.id = opts.id;
-    this.probe = new CachedProbe(
-      () =>
-        probeHealth({
-          binary: () => resolveCommand(this.opts.binary, this.opts.parentEnv.PATH ?? ''),
-          env: this.env(),
-          // Any command may run here; one without --version is still usable.
-          versionRequired: false,
-          parseVersion: (output) => output.split('\n')[0] ?? '',
-          timeoutMs: this.opts.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
-        }),
-      opts.healthTtlMs ?? HEALTH_TTL_MS,
-      (r) => !r.timedOut,
-    );
+    this.monitor = new HealthMonitor({
+      resolve: () => resolveCommand(opts.binary, opts.parentEnv.PATH ?? ''),
+      env: this.env(),
+      // Any command may run here; one without --version is still usable.
+      versionRequired: false,
+      parseVersion: (output) => output.split('\n')[0] ?? '',
+      probeTimeoutMs: opts.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+      healthTtlMs: opts.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS,
+      host: opts.probes,
+    });
   }
 
   validateOptions(options: Readonly<Record<string, string>>): OptionRefusal | undefined {
@@ -76,7 +74,7 @@ export class StdioProvider implements Provider {
   }
 
   health(): Promise<ProviderStatus> {
-    return this.probe.get().then((r) => r.status);
+    return this.monitor.status();
   }
 
   async start(spec: SessionSpec): Promise<AgentHandle> {

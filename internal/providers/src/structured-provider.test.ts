@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from './events.js';
+import { createProbeHost } from './health-monitor.js';
 import type { JsonObject } from './json-value.js';
 import type { AgentHandle, ProviderCapabilities, SessionSpec } from './provider.js';
 import { StartupGate } from './startup-gate.js';
@@ -83,6 +84,7 @@ class TestProvider extends StructuredProvider {
         tempRoot: tmpdir(),
         spawn: SupervisedProcess.spawn,
         startupGate: new StartupGate(),
+        probes: createProbeHost(lifetime.signal),
         ...opts,
       },
       {},
@@ -101,6 +103,8 @@ class TestProvider extends StructuredProvider {
 
 const repo = realpathSync(mkdtempSync(join(tmpdir(), 'structured-')));
 afterAll(() => rmSync(repo, { recursive: true, force: true }));
+const lifetime = new AbortController();
+afterAll(() => lifetime.abort());
 
 async function start(p: TestProvider, startupMs = 10_000, cwd = repo) {
   const events: AgentEvent[] = [];
@@ -113,6 +117,7 @@ async function start(p: TestProvider, startupMs = 10_000, cwd = repo) {
     spawned: () => {},
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(startupMs),
+    startupClock: { stop() {}, restart() {} },
     askPermission: async () => ({ decision: 'deny', decidedBy: 'policy', reason: '' }),
   } satisfies SessionSpec);
   return { handle, events };

@@ -1,9 +1,10 @@
 import { rm } from 'node:fs/promises';
 import type { AgentSettings } from './agent-settings.js';
 import { awaitStartup } from './await-startup.js';
-import { CachedProbe, resolveCommand } from './binary-probe.js';
+import { resolveCommand } from './binary-probe.js';
 import { childEnv } from './child-env.js';
 import type { AgentEvent } from './events.js';
+import { HealthMonitor, type ProbeHost } from './health-monitor.js';
 import type { JsonObject } from './json-value.js';
 import { OptionPolicy, type OptionSpecs } from './option-policy.js';
 import type { AskPermission } from './permission.js';
@@ -18,9 +19,8 @@ import type {
 } from './provider.js';
 import {
   type AuthProbe,
+  DEFAULT_HEALTH_TTL_MS,
   DEFAULT_PROBE_TIMEOUT_MS,
-  type HealthResult,
-  probeHealth,
 } from './provider-health.js';
 import { homeEnv, makeSessionHome, stateKey } from './session-home.js';
 import type { StartupGate } from './startup-gate.js';
@@ -41,8 +41,10 @@ export interface StructuredProviderOptions extends AgentSettings {
   /** Where per-session homes (`isolateHome`) are created. */
   tempRoot: string;
   spawn: Spawner;
-  /** Serialises start-ups that share a home; shared by the providers built together. */
+  /** Serialises first start-ups in a home; shared by the providers built together. */
   startupGate: StartupGate;
+  /** Probe slots, version answers and the daemon's lifetime, shared by the providers built together. */
+  probes: ProbeHost;
   /** How long an interrupt waits for the agent to end the turn (default 5s). */
   interruptWaitMs?: number;
 }
@@ -73,14 +75,14 @@ export interface ProtocolDriver extends TurnProtocol {
   onExit?(info: ExitInfo): void;
 }
 
-const DEFAULT_HEALTH_TTL_MS = 60_000;
 const DEFAULT_TURN_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Shared machinery of the adapters that speak a structured protocol over
  * stdio (claude stream-json, codex app-server, ACP): option policy, binary
- * resolution, health probes with a cache, per-session HOME isolation,
- * start-ups serialised per home, JSON line parsing, and the turn engine.
+ * resolution, health kept by a background monitor, per-session HOME
+ * isolation, first start-ups serialised per home, JSON line parsing, and
+ * the turn engine.
  * Subclasses supply the argv, the environment defaults, the probes and the
  * protocol driver.
  */
@@ -88,7 +90,7 @@ export abstract class StructuredProvider implements Provider {
   abstract readonly capabilities: ProviderCapabilities;
   readonly id: string;
   protected readonly policy: OptionPolicy;
-  private readonly probe: CachedProbe<HealthResult>;
+  private monitor: HealthMonitor | undefined;
 
   constructor(
     protected readonly opts: StructuredProviderOptions,
@@ -96,11 +98,6 @@ export abstract class StructuredProvider implements Provider {
   ) {
     this.id = opts.id;
     this.policy = new OptionPolicy(opts.id, optionSpecs, opts);
-    this.probe = new CachedProbe(
-      () => this.probeHealth(),
-      opts.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS,
-      (r) => !r.timedOut,
-    );
   }
 
   /** The adapter's protocol arguments for one session (config `args` are appended). */
@@ -143,7 +140,18 @@ export abstract class StructuredProvider implements Provider {
   }
 
   health(): Promise<ProviderStatus> {
-    return this.probe.get().then((r) => r.status);
+    // Built at first use: the environment comes from subclass state set after this constructor.
+    this.monitor ??= new HealthMonitor({
+      resolve: async () => (await this.command()).file,
+      env: this.baseEnv(),
+      versionRequired: true,
+      parseVersion: (output) => this.parseVersion(output),
+      probeAuth: (binaryPath, env, deadline) => this.probeAuth(binaryPath, env, deadline),
+      probeTimeoutMs: this.opts.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+      healthTtlMs: this.opts.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS,
+      host: this.opts.probes,
+    });
+    return this.monitor.status();
   }
 
   protected baseEnv(): Record<string, string> {
@@ -186,6 +194,7 @@ export abstract class StructuredProvider implements Provider {
     turns.attach(driver);
 
     const launch = async () => {
+      spec.startupClock.restart();
       proc = await this.opts.spawn({
         file,
         args: [...prefix, ...this.protocolArgs(spec, options), ...this.opts.args],
@@ -218,10 +227,12 @@ export abstract class StructuredProvider implements Provider {
     };
     let running: SupervisedProcess;
     try {
-      running =
-        home || !this.keepsStateInHome
-          ? await launch()
-          : await this.opts.startupGate.run(stateKey(file, env), spec.signal, launch);
+      if (home || !this.keepsStateInHome) running = await launch();
+      else {
+        // A wait for the home's first start-up is not the session's start-up time.
+        spec.startupClock.stop();
+        running = await this.opts.startupGate.run(stateKey(file, env), spec.signal, launch);
+      }
     } catch (err) {
       // awaitStartup ended the agent; the driver lets go of what it still awaits.
       const exit = await proc?.exited;
@@ -253,20 +264,8 @@ export abstract class StructuredProvider implements Provider {
     };
   }
 
-  protected probeHealth(): Promise<HealthResult> {
-    return probeHealth({
-      binary: async () => (await this.command()).file,
-      env: this.baseEnv(),
-      versionRequired: true,
-      parseVersion: (output) => this.parseVersion(output),
-      probeAuth: (binaryPath, env, deadline) => this.probeAuth(binaryPath, env, deadline),
-      timeoutMs: this.opts.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
-    });
-  }
-
-  /** Extracts the version from `--version` output. */
-  protected parseVersion(output: string): string {
-    const m = /\d+\.\d+\.\d+(?:[-+.][0-9A-Za-z.-]+)?/.exec(output);
-    return m ? m[0] : (output.split('\n')[0] ?? '').slice(0, 64);
+  /** The version in `--version` output (`2.1.197 (Claude Code)`, `codex-cli 0.169.0`); undefined when it holds none. */
+  protected parseVersion(output: string): string | undefined {
+    return /\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.-]+)?/.exec(output)?.[0];
   }
 }

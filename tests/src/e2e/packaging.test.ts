@@ -3,9 +3,9 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadConfig, parseDuration } from '@agent-bridge/config';
-import { createProviders, MockProvider, SupervisedProcess } from '@agent-bridge/providers';
+import { createProviders, MockProvider } from '@agent-bridge/providers';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, readUnit, unitValue } from '../harness/index.js';
+import { REPO_ROOT, readUnit, testProviderHost, unitValue } from '../harness/index.js';
 
 // packaging/: the systemd unit and the production config it starts the
 // daemon with must agree, and the config must load as the daemon loads it.
@@ -20,11 +20,10 @@ describe('packaging/bridge.production.yaml', () => {
   const { config } = loadConfig(PRODUCTION);
 
   it('loads with the real config loader and builds only real agents, named by absolute path', () => {
-    const providers = createProviders(config.providers, {
-      parentEnv: { PATH: '/nonexistent' },
-      tempRoot: '/nonexistent',
-      spawn: SupervisedProcess.spawn,
-    });
+    const providers = createProviders(
+      config.providers,
+      testProviderHost({ parentEnv: { PATH: '/nonexistent' } }),
+    );
     expect([...providers.keys()]).toEqual(['claude', 'codex']);
     for (const p of providers.values()) expect(p).not.toBeInstanceOf(MockProvider);
     for (const def of Object.values(config.providers)) expect(def.binary).toMatch(/^\//);

@@ -11,7 +11,14 @@ import {
   SupervisedProcess,
 } from '@agent-bridge/providers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isAlive, REPO_ROOT, waitFor } from '../harness/index.js';
+import {
+  healthOnceProbed,
+  isAlive,
+  noStartupClock,
+  REPO_ROOT,
+  testProbeHost,
+  waitFor,
+} from '../harness/index.js';
 
 // The acp adapter on its own (no daemon), for what the daemon's config
 // cannot reach: sub-second turn timeouts, an agent that ignores cancel, the
@@ -20,6 +27,7 @@ const FAKE_OPENCODE = join(REPO_ROOT, 'tests/fixtures/fake-opencode.mjs');
 const FAKE_GEMINI = join(REPO_ROOT, 'tests/fixtures/fake-gemini.mjs');
 const repo = realpathSync(mkdtempSync(join(tmpdir(), 'acp-provider-')));
 afterAll(() => rmSync(repo, { recursive: true, force: true }));
+const probes = testProbeHost();
 
 function provider(
   binary: string,
@@ -34,6 +42,7 @@ function provider(
     tempRoot: repo,
     spawn: SupervisedProcess.spawn,
     startupGate: new StartupGate(),
+    probes,
     ...opts,
   });
 }
@@ -51,6 +60,7 @@ async function start(p: AcpProvider, options: Record<string, string> = {}) {
     spawned: () => {},
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
+    startupClock: noStartupClock,
     askPermission: async (ask) => {
       asks.push(ask);
       return { decision: 'deny', decidedBy: 'policy', reason: '' };
@@ -157,17 +167,17 @@ describe('AcpProvider with the fake agent', () => {
   });
 
   it('reports health without model calls: version and the flavour`s auth probe', async () => {
-    expect(await provider(FAKE_OPENCODE).health()).toMatchObject({
+    expect(await healthOnceProbed(provider(FAKE_OPENCODE))).toMatchObject({
       available: true,
       version: '1.18.33',
       authState: 'unauthenticated',
     });
     expect(
-      await provider(FAKE_OPENCODE, {
-        env: { HOME: repo, FAKE_OPENCODE_CREDENTIALS: '1' },
-      }).health(),
+      await healthOnceProbed(
+        provider(FAKE_OPENCODE, { env: { HOME: repo, FAKE_OPENCODE_CREDENTIALS: '1' } }),
+      ),
     ).toMatchObject({ authState: 'authenticated', authDetail: '1 stored credential' });
-    expect(await provider(FAKE_GEMINI).health()).toMatchObject({
+    expect(await healthOnceProbed(provider(FAKE_GEMINI))).toMatchObject({
       version: '0.61.0',
       authState: 'unauthenticated',
     });
@@ -179,7 +189,7 @@ describe('AcpProvider with the fake agent', () => {
       env: { HOME: repo, FAKE_ACP_FLAVOUR: 'opencode' },
     });
     expect(p.flavour).toBe('generic');
-    expect(await p.health()).toMatchObject({ available: true, authState: 'unknown' });
+    expect(await healthOnceProbed(p)).toMatchObject({ available: true, authState: 'unknown' });
     const { handle, events } = await start(p);
     handle.send('hello', () => {});
     await seen(events, (e) => e.type === 'TURN_COMPLETED');

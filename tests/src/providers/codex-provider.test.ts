@@ -7,10 +7,15 @@ import {
   createProviders,
   type PermissionAsk,
   type PermissionDecision,
-  SupervisedProcess,
 } from '@agent-bridge/providers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, waitFor } from '../harness/index.js';
+import {
+  healthOnceProbed,
+  noStartupClock,
+  REPO_ROOT,
+  testProviderHost,
+  waitFor,
+} from '../harness/index.js';
 
 // The codex provider on its own (no daemon) against the fake CLI: the
 // request kinds the daemon tests do not reach, queued input, isolation.
@@ -23,7 +28,7 @@ function provider(extra: Record<string, unknown> = {}, env: Record<string, strin
   const def = { adapter: 'codex', binary: FAKE_CODEX, args: [], env, ...extra };
   const p = createProviders(
     { codex: def },
-    { parentEnv: process.env, tempRoot: dir, spawn: SupervisedProcess.spawn },
+    testProviderHost({ tempRoot: dir }),
   ).get('codex');
   if (!p) throw new Error('no provider');
   return p;
@@ -49,6 +54,7 @@ async function start(
     spawned: () => {},
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
+    startupClock: noStartupClock,
     askPermission: async (ask) => {
       asks.push(ask);
       return { decision, decidedBy: 'policy', reason: '' };
@@ -148,7 +154,7 @@ describe('CodexProvider with the fake codex CLI', () => {
     const { handle, events } = await start(p);
     const thread = events.find((e) => e.text.startsWith('codex thread'));
     expect(thread).toBeDefined();
-    const status = await p.health();
+    const status = await healthOnceProbed(p);
     expect(status).toMatchObject({ available: true, version: '0.169.0', authState: 'unknown' });
     expect(status.authDetail).toContain('isolate_home');
     const homes = readdirSync(dir).filter((d) => d.startsWith('agent-bridge-home-7d6c5b4a'));

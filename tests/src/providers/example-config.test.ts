@@ -10,16 +10,11 @@ import {
   ProviderConfigError,
   resolveProviderDefinition,
   StdioProvider,
-  SupervisedProcess,
 } from '@agent-bridge/providers';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../harness/index.js';
+import { REPO_ROOT, testProviderHost } from '../harness/index.js';
 
-const host = {
-  parentEnv: { PATH: '/nonexistent' },
-  tempRoot: '/nonexistent',
-  spawn: SupervisedProcess.spawn,
-};
+const host = testProviderHost({ parentEnv: { PATH: '/nonexistent' } });
 
 describe('the example bridge.yaml', () => {
   it('builds every provider with the adapter and options policy it documents', () => {

@@ -175,6 +175,9 @@ export class FakeProvider implements Provider {
       authState: 'not_required',
       authDetail: '',
       checkedAt: new Date(0),
+      probeState: 'current',
+      confirmedAt: new Date(0),
+      probeDetail: '',
     };
   }
 }

@@ -63,6 +63,7 @@ export function driverHarness<D extends ProtocolDriver>(
       spawned: () => {},
       emit: () => {},
       signal: new AbortController().signal,
+      startupClock: { stop() {}, restart() {} },
       askPermission,
     } satisfies SessionSpec,
     options,

@@ -1,0 +1,53 @@
+/**
+ * Settles like `p`, or rejects with `signal`'s reason as soon as it aborts,
+ * whichever comes first. `p` itself goes on: ending it is the caller's
+ * business. The listener is removed once `p` settles, so a long-lived
+ * signal does not collect one per call.
+ */
+export function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** Why a deadline signal aborted: its time ran out (the other reason is its parent's). */
+export class DeadlineExceeded extends Error {
+  constructor(readonly ms: number) {
+    super(`deadline of ${ms}ms exceeded`);
+    this.name = 'DeadlineExceeded';
+  }
+}
+
+/**
+ * A signal that aborts after `ms` (reason DeadlineExceeded) or when
+ * `parent` aborts (its reason). Call `dispose` when done: it clears the
+ * timer and unhooks from `parent`. Not AbortSignal.any/timeout, which keep
+ * every composite alive for as long as a long-lived parent has not aborted.
+ */
+export function deadline(ms: number, parent: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onParent = () => controller.abort(parent.reason);
+  const timer = setTimeout(() => controller.abort(new DeadlineExceeded(ms)), ms);
+  timer.unref();
+  if (parent.aborted) onParent();
+  else parent.addEventListener('abort', onParent, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onParent);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { ProbeSlots } from './probe-slots.js';
+
+/** A task the test finishes by hand, logging when it begins. */
+function task(log: string[], name: string) {
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  return {
+    run: async () => {
+      log.push(name);
+      await done;
+      return name;
+    },
+    finish,
+  };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+const never = new AbortController().signal;
+
+describe('ProbeSlots', () => {
+  it('runs at most `size` tasks at once, the others in the order they came', async () => {
+    const slots = new ProbeSlots(2);
+    const log: string[] = [];
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((n) => task(log, n));
+    const runs = [a!, b!, c!, d!].map((t) => slots.run(never, t.run));
+    await tick();
+    expect(log).toEqual(['a', 'b']);
+    b!.finish();
+    await tick();
+    expect(log).toEqual(['a', 'b', 'c']);
+    a!.finish();
+    c!.finish();
+    d!.finish();
+    expect(await Promise.all(runs)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('a waiter whose signal aborts leaves the queue and never runs; a failed task frees its slot', async () => {
+    const slots = new ProbeSlots(1);
+    const log: string[] = [];
+    const failing = slots.run(never, async () => {
+      log.push('failing');
+      await tick();
+      throw new Error('boom');
+    });
+    const giveUp = new AbortController();
+    const abandoned = slots.run(giveUp.signal, async () => log.push('abandoned'));
+    const next = task(log, 'next');
+    const after = slots.run(never, next.run);
+    giveUp.abort(new Error('stopped'));
+    await expect(abandoned).rejects.toThrow('stopped');
+    await expect(failing).rejects.toThrow('boom');
+    await tick();
+    next.finish();
+    expect(await after).toBe('next');
+    expect(log).toEqual(['failing', 'next']);
+  });
+
+  it('refuses a size below one', () => {
+    expect(() => new ProbeSlots(0)).toThrow(RangeError);
+  });
+});

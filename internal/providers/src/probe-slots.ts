@@ -1,0 +1,56 @@
+/**
+ * At most `size` health probes run at once, daemon-wide: at start-up every
+ * provider is probed, and a dozen CLIs (each a Node or Bun process that
+ * costs a second of CPU) started together on a small host would starve the
+ * agents being started and time each other out. Waiters are served in the
+ * order they came.
+ */
+export class ProbeSlots {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {
+    if (!Number.isInteger(size) || size < 1) throw new RangeError('probe slots: size must be ≥ 1');
+  }
+
+  /**
+   * Runs `task` once a slot is free; its time starts then, not while it
+   * waits. Rejects with `signal`'s reason if `signal` aborts before a slot
+   * frees up.
+   */
+  async run<T>(signal: AbortSignal, task: () => Promise<T>): Promise<T> {
+    await this.acquire(signal);
+    try {
+      return await task();
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    if (this.running < this.size) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const take = () => {
+        signal.removeEventListener('abort', giveUp);
+        this.running++;
+        resolve();
+      };
+      const giveUp = () => {
+        const at = this.waiting.indexOf(take);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', giveUp, { once: true });
+      this.waiting.push(take);
+    });
+  }
+
+  private release(): void {
+    this.running--;
+    this.waiting.shift()?.();
+  }
+}

@@ -1,0 +1,51 @@
+import {
+  createProbeHost,
+  type Provider,
+  type ProviderHost,
+  type ProviderStatus,
+  type SessionSpec,
+  SupervisedProcess,
+} from '@agent-bridge/providers';
+import { afterAll } from 'vitest';
+import { waitFor } from './processes.js';
+
+/**
+ * A lifetime for providers a test file builds itself (no daemon): aborted
+ * after the file, so no background probe outlives it.
+ */
+export function testLifetime(): AbortSignal {
+  const lifetime = new AbortController();
+  afterAll(() => lifetime.abort());
+  return lifetime.signal;
+}
+
+/** A ProviderHost for providers built by a test, ending with the test file. */
+export function testProviderHost(over: Partial<ProviderHost> = {}): ProviderHost {
+  return {
+    parentEnv: process.env,
+    tempRoot: '/nonexistent',
+    spawn: SupervisedProcess.spawn,
+    lifetime: testLifetime(),
+    ...over,
+  };
+}
+
+/** The probe host of providers built one by one, ending with the test file. */
+export const testProbeHost = () => createProbeHost(testLifetime());
+
+/** A startup clock nobody reads: tests of a provider alone bound start-up with `signal`. */
+export const noStartupClock: SessionSpec['startupClock'] = { stop() {}, restart() {} };
+
+/** A provider's health once every probe has answered (or the wait times out, saying what it saw). */
+export async function healthOnceProbed(p: Provider, timeoutMs = 15_000): Promise<ProviderStatus> {
+  let last: ProviderStatus | undefined;
+  await waitFor(
+    () => `${p.id}'s probes to answer (last: ${JSON.stringify(last)})`,
+    async () => {
+      last = await p.health();
+      return last.probeState !== 'pending';
+    },
+    timeoutMs,
+  );
+  return last!;
+}
