@@ -177,7 +177,7 @@ logging:
       defaultOpts: {},
       isolateHome: false,
       healthTtlMs: 60_000,
-      probeTimeoutMs: 5000,
+      probeTimeoutMs: 30_000,
     });
     expect(c.providers.claude).toMatchObject({
       turnTimeoutMs: 120_000,

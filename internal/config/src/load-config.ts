@@ -166,7 +166,7 @@ const PROVIDER: Table<ProviderConfig> = {
   defaultOpts: ['default_opts', openMap(text())],
   isolateHome: ['isolate_home', bool(false)],
   healthTtlMs: ['health_ttl', duration('60s')],
-  probeTimeoutMs: ['probe_timeout', duration('5s', 100)],
+  probeTimeoutMs: ['probe_timeout', duration('30s', 100)],
 };
 
 const LOG_LEVELS: readonly LogLevel[] = [

@@ -129,8 +129,8 @@ export interface ProviderConfig {
   defaultOpts: Record<string, string>;
   /** Give each session its own empty HOME (and CODEX_HOME, XDG dirs), removed afterwards. */
   isolateHome: boolean;
-  /** How long health probes (version, auth) are cached. */
+  /** How long an auth answer (and a failed `--version`) holds before a background re-check. */
   healthTtlMs: number;
-  /** How long one health probe may run before its process group is killed. */
+  /** The budget of one background probe run; its process group is killed at it. */
   probeTimeoutMs: number;
 }

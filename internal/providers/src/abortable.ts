@@ -36,7 +36,10 @@ export class DeadlineExceeded extends Error {
  * timer and unhooks from `parent`. Not AbortSignal.any/timeout, which keep
  * every composite alive for as long as a long-lived parent has not aborted.
  */
-export function deadline(ms: number, parent: AbortSignal): { signal: AbortSignal; dispose(): void } {
+export function deadline(
+  ms: number,
+  parent: AbortSignal,
+): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const onParent = () => controller.abort(parent.reason);
   const timer = setTimeout(() => controller.abort(new DeadlineExceeded(ms)), ms);

@@ -12,8 +12,8 @@ export interface AgentSettings {
   defaultOpts?: Record<string, string>;
   /** Give each session its own empty HOME, removed afterwards. */
   isolateHome?: boolean;
-  /** How long health probes are cached. */
+  /** How long an auth answer (and a failed `--version`) holds before a background re-check. */
   healthTtlMs?: number;
-  /** The bound on one health probe, binary resolution included; its processes are killed at it. */
+  /** The budget of one background probe run; its processes are killed at it. */
   probeTimeoutMs?: number;
 }

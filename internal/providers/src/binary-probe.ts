@@ -93,7 +93,12 @@ export function probeOutput(
       });
     } catch (err) {
       const errno = (err as NodeJS.ErrnoException).code;
-      resolve({ ok: false, output: (err as Error).message, timedOut: false, ...(errno ? { errno } : {}) });
+      resolve({
+        ok: false,
+        output: (err as Error).message,
+        timedOut: false,
+        ...(errno ? { errno } : {}),
+      });
       return;
     }
     const stdout = capture(child.stdout);

@@ -106,7 +106,9 @@ async function healthUntil(
     const last = await p.health();
     if (cond(last)) return last;
     if (Date.now() > end) {
-      throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+      throw new Error(
+        `timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -270,7 +272,12 @@ describe('HealthMonitor: the daemon stopping ends the probes', () => {
     const lifetime = new AbortController();
     const p = createProviders(
       { claude: { adapter: 'claude', binary: c.path, env: {}, probeTimeoutMs: 60_000 } },
-      { parentEnv: process.env, tempRoot: dir, spawn: SupervisedProcess.spawn, lifetime: lifetime.signal },
+      {
+        parentEnv: process.env,
+        tempRoot: dir,
+        spawn: SupervisedProcess.spawn,
+        lifetime: lifetime.signal,
+      },
     ).get('claude')!;
     await p.health();
     await until(() => c.pids().length === 2, 'the --version probe and its grandchild to hang');

@@ -2,10 +2,10 @@ import { availableParallelism } from 'node:os';
 import { untilAborted } from './abortable.js';
 import { type BinaryIdentity, binaryIdentity, identityKey } from './binary-identity.js';
 import { ProbeSlots } from './probe-slots.js';
-import { type ProbeOutcome, ProbedFact } from './probed-fact.js';
+import { ProbedFact, type ProbeOutcome } from './probed-fact.js';
 import type { ProviderStatus } from './provider.js';
 import type { AuthProbe } from './provider-health.js';
-import { type VersionAnswer, VersionProbes } from './version-probes.js';
+import { retryCap, type VersionAnswer, VersionProbes } from './version-probes.js';
 
 /** What the health monitors of the providers built together share. */
 export interface ProbeHost {
@@ -31,7 +31,11 @@ export interface HealthMonitorOptions {
   /** The version in `--version` output; undefined when it holds none. */
   parseVersion(output: string): string | undefined;
   /** A free (no model call) authentication check; a process it runs must end at `deadline`. */
-  probeAuth?(binaryPath: string, env: Record<string, string>, deadline: AbortSignal): Promise<AuthProbe>;
+  probeAuth?(
+    binaryPath: string,
+    env: Record<string, string>,
+    deadline: AbortSignal,
+  ): Promise<AuthProbe>;
   /** The budget of one probe run. */
   probeTimeoutMs: number;
   /** How long an auth answer (and a failed `--version`) holds before it is re-checked. */
@@ -78,6 +82,7 @@ export class HealthMonitor {
           },
           holdsFor: () => opts.healthTtlMs,
           timeoutMs: opts.probeTimeoutMs,
+          maxRetryMs: retryCap(opts.healthTtlMs),
           slots: opts.host.slots,
           lifetime: opts.host.lifetime,
         })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProbeSlots } from './probe-slots.js';
+import { until } from './testing/processes.js';
 
 /** A task the test finishes by hand, logging when it begins. */
 function task(log: string[], name: string) {
@@ -56,6 +57,21 @@ describe('ProbeSlots', () => {
     next.finish();
     expect(await after).toBe('next');
     expect(log).toEqual(['failing', 'next']);
+  });
+
+  it('a task that runs past holdMs gives its slot to the next and runs on', async () => {
+    const slots = new ProbeSlots(1, 50);
+    const log: string[] = [];
+    const hung = task(log, 'hung');
+    const next = task(log, 'next');
+    const runs = [slots.run(never, hung.run), slots.run(never, next.run)];
+    await tick();
+    expect(log).toEqual(['hung']);
+    await until(() => log.length === 2, 'the next task to get the slot');
+    expect(log).toEqual(['hung', 'next']);
+    next.finish();
+    hung.finish();
+    expect(await Promise.all(runs)).toEqual(['hung', 'next']);
   });
 
   it('refuses a size below one', () => {

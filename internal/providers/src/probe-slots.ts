@@ -1,15 +1,20 @@
 /**
- * At most `size` health probes run at once, daemon-wide: at start-up every
- * provider is probed, and a dozen CLIs (each a Node or Bun process that
- * costs a second of CPU) started together on a small host would starve the
- * agents being started and time each other out. Waiters are served in the
- * order they came.
+ * At most `size` health probes start at a time, daemon-wide: at start-up
+ * every provider is probed, and a dozen CLIs (each a Node or Bun process
+ * that costs a second of CPU) started together on a small host would
+ * starve the agents being started and time each other out. A probe that
+ * runs longer than `holdMs` gives its slot to the next one and runs on: a
+ * CLI that hangs in its probe delays the others by `holdMs` at most, not
+ * by its whole budget. Waiters are served in the order they came.
  */
 export class ProbeSlots {
-  private running = 0;
+  private taken = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(private readonly size: number) {
+  constructor(
+    private readonly size: number,
+    private readonly holdMs = 2000,
+  ) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError('probe slots: size must be ≥ 1');
   }
 
@@ -20,23 +25,32 @@ export class ProbeSlots {
    */
   async run<T>(signal: AbortSignal, task: () => Promise<T>): Promise<T> {
     await this.acquire(signal);
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      clearTimeout(timer);
+      this.release();
+    };
+    const timer = setTimeout(release, this.holdMs);
+    timer.unref();
     try {
       return await task();
     } finally {
-      this.release();
+      release();
     }
   }
 
   private acquire(signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
-    if (this.running < this.size) {
-      this.running++;
+    if (this.taken < this.size) {
+      this.taken++;
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
       const take = () => {
         signal.removeEventListener('abort', giveUp);
-        this.running++;
+        this.taken++;
         resolve();
       };
       const giveUp = () => {
@@ -50,7 +64,7 @@ export class ProbeSlots {
   }
 
   private release(): void {
-    this.running--;
+    this.taken--;
     this.waiting.shift()?.();
   }
 }

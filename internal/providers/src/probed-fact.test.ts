@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProbeSlots } from './probe-slots.js';
-import { type ProbeOutcome, ProbedFact } from './probed-fact.js';
+import { ProbedFact, type ProbeOutcome } from './probed-fact.js';
 import { until } from './testing/processes.js';
 
 /** A probe whose runs the test answers by hand; each run sees its deadline. */

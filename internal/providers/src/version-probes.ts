@@ -1,7 +1,7 @@
-import { probeOutput } from './binary-probe.js';
 import { type BinaryIdentity, identityKey } from './binary-identity.js';
+import { probeOutput } from './binary-probe.js';
 import type { ProbeSlots } from './probe-slots.js';
-import { type ProbeOutcome, ProbedFact } from './probed-fact.js';
+import { ProbedFact, type ProbeOutcome } from './probed-fact.js';
 
 /** What `<binary> --version` answered: its output, or why it is a broken binary. */
 export type VersionAnswer = { ok: true; output: string } | { ok: false; why: string };
@@ -44,6 +44,7 @@ export class VersionProbes {
         probe: (deadline) => probeVersion(identity.path, env, deadline),
         holdsFor: (answer) => (answer.ok ? Number.POSITIVE_INFINITY : opts.recheckFailuresMs),
         timeoutMs: opts.timeoutMs,
+        maxRetryMs: retryCap(opts.recheckFailuresMs),
         slots: this.slots,
         lifetime: this.lifetime,
       });
@@ -57,6 +58,9 @@ export class VersionProbes {
   }
 }
 
+/** Retries after a missed run come at most a re-check period apart: 1 s to a minute. */
+export const retryCap = (recheckMs: number) => Math.min(60_000, Math.max(1000, recheckMs));
+
 async function probeVersion(
   path: string,
   env: Record<string, string>,
@@ -69,6 +73,7 @@ async function probeVersion(
     return { answered: false, why: `could not be run: ${first}` };
   }
   if (r.signal) return { answered: false, why: `ended by ${r.signal}` };
-  if (!r.ok) return { answered: true, value: { ok: false, why: `failed: ${first || 'no output'}` } };
+  if (!r.ok)
+    return { answered: true, value: { ok: false, why: `failed: ${first || 'no output'}` } };
   return { answered: true, value: { ok: true, output: r.output } };
 }

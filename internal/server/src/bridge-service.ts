@@ -35,6 +35,7 @@ import {
   fromProtoStatus,
   providerHealthError,
   toProtoAuthState,
+  toProtoFreshness,
   toProtoPermissionPolicy,
   toProtoSession,
   toProtoStatus,
@@ -304,7 +305,12 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
       const providers = await Promise.all(
         [...manager.providers.values()].map(async (p) => {
           const st = await p.health();
-          return { provider: p.id, available: st.available, error: providerHealthError(st) };
+          return {
+            provider: p.id,
+            available: st.available,
+            error: providerHealthError(st),
+            ...toProtoFreshness(st),
+          };
         }),
       );
       return {
@@ -339,6 +345,7 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
               authDetail: st.authDetail,
               checkedAt: st.checkedAt,
               permissionPolicy: toProtoPermissionPolicy(manager.permissionPolicy(p.id)),
+              ...toProtoFreshness(st),
             };
           }),
         ),

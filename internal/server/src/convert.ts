@@ -9,6 +9,7 @@ import {
   type GetSessionResponse,
   PermissionDecision,
   type PermissionPolicy as ProtoPermissionPolicy,
+  ProbeState as ProtoProbeState,
   SessionStatus as ProtoStatus,
   ProviderAuthState,
   type SessionEvent,
@@ -17,6 +18,7 @@ import type {
   AuthState,
   EventType as CoreEventType,
   PermissionDecision as CorePermissionDecision,
+  ProbeState,
   ProviderStatus,
 } from '@agent-bridge/providers';
 
@@ -134,6 +136,25 @@ function seqFromWire(v: bigint): number {
 
 export function providerHealthError(st: ProviderStatus): string {
   return st.available ? '' : st.error;
+}
+
+const PROBE_STATES: Record<ProbeState, ProtoProbeState> = {
+  pending: ProtoProbeState.PROBE_STATE_PENDING,
+  current: ProtoProbeState.PROBE_STATE_CURRENT,
+  stale: ProtoProbeState.PROBE_STATE_STALE,
+};
+
+/** How fresh a provider's health is, as both Health and ListProviders report it. */
+export function toProtoFreshness(st: ProviderStatus): {
+  probeState: ProtoProbeState;
+  confirmedAt: Date | undefined;
+  probeDetail: string;
+} {
+  return {
+    probeState: PROBE_STATES[st.probeState],
+    confirmedAt: st.confirmedAt,
+    probeDetail: st.probeDetail,
+  };
 }
 
 const DECISIONS = new Map<PermissionDecision, CorePermissionDecision>([

@@ -76,9 +76,19 @@ export interface InterruptResult {
   turnId: string;
 }
 
+/**
+ * How fresh a provider's health is: "PENDING" (a probe has not answered
+ * yet; the provider counts as available), "CURRENT", or "STALE" (a re-check
+ * was cut short; the earlier answer is shown, see `confirmedAt`).
+ */
+export type ProbeState = Names<typeof Proto.ProbeState, 'PROBE_STATE_'>;
+
+/** One provider in Health (the contract's ProviderHealth, with plain types). */
+export type ProviderHealth = Omit<Proto.ProviderHealth, 'probeState'> & { probeState: ProbeState };
+
 /** What the daemon says of itself (the contract's HealthResponse), with the room it has left. */
 export type Health = Omit<Proto.HealthResponse, 'providers'> & {
-  providers: Proto.ProviderHealth[];
+  providers: ProviderHealth[];
   /** Room for more sessions of this client's project: the smaller of what either limit leaves. */
   freeCapacity: number;
 };
@@ -89,10 +99,11 @@ export type ProviderAuthState = Names<typeof Proto.ProviderAuthState, 'PROVIDER_
 /** A configured provider (the contract's ProviderInfo, with plain types). */
 export type ProviderInfo = Omit<
   Proto.ProviderInfo,
-  'capabilities' | 'authState' | 'permissionPolicy'
+  'capabilities' | 'authState' | 'permissionPolicy' | 'probeState'
 > & {
   capabilities: Proto.ProviderCapabilities;
   authState: ProviderAuthState;
+  probeState: ProbeState;
   /** How its sessions' permission requests are decided; mode "ask" waits for respondPermission. */
   permissionPolicy: {
     mode: 'deny' | 'allow' | 'ask';

@@ -26,10 +26,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function provider(extra: Record<string, unknown> = {}, env: Record<string, string> = {}) {
   const def = { adapter: 'codex', binary: FAKE_CODEX, args: [], env, ...extra };
-  const p = createProviders(
-    { codex: def },
-    testProviderHost({ tempRoot: dir }),
-  ).get('codex');
+  const p = createProviders({ codex: def }, testProviderHost({ tempRoot: dir })).get('codex');
   if (!p) throw new Error('no provider');
   return p;
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventType, SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
@@ -10,12 +10,16 @@ import { REPO_ROOT, useDaemon, waitFor } from '../harness/index.js';
 // Sessions of one agent CLI that share its home, started at the same moment.
 // The fakes initialise their state in a fresh home as the real CLIs do, and
 // a second process starting meanwhile fails the way codex and opencode fail
-// (sqlite state, "database is locked"); the daemon lets one start-up in a
-// home run at a time, so every session starts.
+// (sqlite state, "database is locked"); the daemon lets the first start-up
+// in a home run alone, so every session starts, and once the home is
+// initialised the others start side by side, none spending its
+// startup_timeout while it waits.
 
 const FAKE_CODEX = join(REPO_ROOT, 'tests/fixtures/fake-codex.mjs');
 const FAKE_OPENCODE = join(REPO_ROOT, 'tests/fixtures/fake-opencode.mjs');
 const SESSIONS = 3;
+/** Sessions started together where their start-ups must run side by side. */
+const MANY = 8;
 /** Long enough that starts spawned together always overlap the first one's initialisation. */
 const INIT = { FAKE_STATE_INIT_MS: '500' };
 
@@ -25,6 +29,9 @@ const homes = (scratch: string) => ({
   opencode: join(scratch, 'opencode-data'),
   codexAgain: join(scratch, 'codex-home-2'),
   slow: join(scratch, 'codex-home-slow'),
+  parallel: join(scratch, 'codex-home-parallel'),
+  parallelLog: join(scratch, 'parallel-startups.log'),
+  offClock: join(scratch, 'codex-home-off-clock'),
 });
 
 const bridge = useDaemon((scratch) => {
@@ -40,6 +47,25 @@ const bridge = useDaemon((scratch) => {
         codex_b: { ...codex, permissions: 'allow', env: { ...INIT, CODEX_HOME: h.codexAgain } },
         // Its first start takes long enough to stop a second one while it waits.
         codex_slow: { ...codex, env: { FAKE_STATE_INIT_MS: '3000', CODEX_HOME: h.slow } },
+        // Every start-up takes 2 s: one after another, eight would need 16,
+        // far beyond the budget of each; side by side they fit.
+        codex_parallel: {
+          ...codex,
+          startup_timeout: '6s',
+          env: {
+            ...INIT,
+            FAKE_STARTUP_MS: '2000',
+            FAKE_STARTUP_LOG: h.parallelLog,
+            CODEX_HOME: h.parallel,
+          },
+        },
+        // The first start-up takes 4 s of a 6 s budget; the second, 3 s of
+        // its own after waiting for the first: 7 s if the wait counted.
+        codex_off_clock: {
+          ...codex,
+          startup_timeout: '6s',
+          env: { FAKE_STATE_INIT_MS: '1000', FAKE_STARTUP_MS: '3000', CODEX_HOME: h.offClock },
+        },
         opencode: {
           adapter: 'acp',
           binary: FAKE_OPENCODE,
@@ -113,6 +139,28 @@ describe('sessions that share a home, started at the same moment', () => {
     const running = await first;
     expect(running.started.status).toBe(SessionStatus.SESSION_STATUS_RUNNING);
     await running.stop();
+  });
+
+  it(`${MANY} sessions in a fresh home: the first starts alone, the others side by side within their budget`, async () => {
+    const all = Array.from({ length: MANY }, () => 'codex_parallel');
+    expect(await startTogether(all)).toEqual(all.map(() => SessionStatus.SESSION_STATUS_RUNNING));
+    // The log of start-ups: the first alone, begun and ready before any
+    // other began; then the other seven all begun before any is ready.
+    const log = readFileSync(homes(bridge.scratch).parallelLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ')[0]);
+    expect(log).toEqual([
+      'begin',
+      'ready',
+      ...Array.from({ length: MANY - 1 }, () => 'begin'),
+      ...Array.from({ length: MANY - 1 }, () => 'ready'),
+    ]);
+  });
+
+  it('a session waiting for the first start-up in its home does not spend its startup_timeout', async () => {
+    const all = ['codex_off_clock', 'codex_off_clock'];
+    expect(await startTogether(all)).toEqual(all.map(() => SessionStatus.SESSION_STATUS_RUNNING));
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import type { Command } from '@agent-bridge/cli';
 import { withClient } from '../connection.js';
 import type { CtlIo } from '../ctl-io.js';
+import { probeFreshness } from '../probe-freshness.js';
 
 export const healthCommand: Command<CtlIo> = {
   name: 'health',
@@ -18,7 +19,7 @@ export const healthCommand: Command<CtlIo> = {
         'providers:',
         ...h.providers.map(
           (p) =>
-            `  ${p.provider.padEnd(width)}  ${p.available ? 'available' : `unavailable: ${p.error}`}`,
+            `  ${p.provider.padEnd(width)}  ${p.available ? 'available' : `unavailable: ${p.error}`}${probeFreshness(p)}`,
         ),
       ],
       json: h,

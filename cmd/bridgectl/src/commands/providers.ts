@@ -1,6 +1,7 @@
 import type { Command } from '@agent-bridge/cli';
 import { withClient } from '../connection.js';
 import type { CtlIo } from '../ctl-io.js';
+import { probeFreshness } from '../probe-freshness.js';
 
 export const providersCommand: Command<CtlIo> = {
   name: 'providers',
@@ -17,7 +18,7 @@ export const providersCommand: Command<CtlIo> = {
           .map(([name]) => name)
           .join(',');
         const state = p.available ? 'available' : `unavailable (${p.error})`;
-        return `${p.id.padEnd(width)}  ${state}  ${p.version || '-'}  auth ${p.authState.toLowerCase()}  [${caps}]`;
+        return `${p.id.padEnd(width)}  ${state}  ${p.version || '-'}  auth ${p.authState.toLowerCase()}  [${caps}]${probeFreshness(p)}`;
       }),
       json: providers,
     };

@@ -4,8 +4,10 @@ import {
   type HealthResponse,
   PermissionDecision as ProtoDecision,
   type SessionEvent as ProtoEvent,
+  type ProbeState as ProtoProbeState,
   type ProviderInfo as ProtoProvider,
   SessionStatus as ProtoStatus,
+  probeStateToJSON,
   providerAuthStateToJSON,
   sessionStatusToJSON,
 } from '@agent-bridge/proto';
@@ -13,6 +15,7 @@ import type { PermissionDecision } from '../permissions.js';
 import type {
   EventType,
   Health,
+  ProbeState,
   ProviderAuthState,
   ProviderInfo,
   SessionEvent,
@@ -94,7 +97,7 @@ export function sessionFromWire(s: GetSessionResponse): SessionInfo {
 export function healthFromWire(h: HealthResponse): Health {
   return {
     ...h,
-    providers: h.providers.map((p) => ({ ...p })),
+    providers: h.providers.map((p) => ({ ...p, probeState: probeStateFromWire(p.probeState) })),
     freeCapacity: Math.max(
       0,
       Math.min(h.sessionLimit - h.activeSessions, h.projectSessionLimit - h.projectActiveSessions),
@@ -122,5 +125,12 @@ export function providerFromWire(p: ProtoProvider): ProviderInfo {
       'PROVIDER_AUTH_STATE_',
       providerAuthStateToJSON(p.authState),
     ) as ProviderAuthState,
+    probeState: probeStateFromWire(p.probeState),
   };
+}
+
+/** An unknown or unset state (an older daemon) reads as CURRENT: it said nothing of staleness. */
+function probeStateFromWire(s: ProtoProbeState): ProbeState {
+  const name = stripPrefix('PROBE_STATE_', probeStateToJSON(s));
+  return name === 'PENDING' || name === 'STALE' ? name : 'CURRENT';
 }

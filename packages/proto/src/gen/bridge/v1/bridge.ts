@@ -439,6 +439,67 @@ export function providerAuthStateToJSON(object: ProviderAuthState): string {
   }
 }
 
+/**
+ * ProbeState says how fresh a provider's health is. The daemon probes each
+ * provider in the background (binary, `--version` once per binary file,
+ * the free auth check every `health_ttl`); nothing waits for a probe.
+ */
+export enum ProbeState {
+  PROBE_STATE_UNSPECIFIED = 0,
+  /**
+   * PROBE_STATE_PENDING - A probe has not answered yet: the first is running, or was cut short
+   * by its budget (`probe_timeout`) and is being retried. What it would
+   * tell is shown as unknown (empty version, auth UNKNOWN); the provider
+   * counts as available.
+   */
+  PROBE_STATE_PENDING = 1,
+  /** PROBE_STATE_CURRENT - Every answer shown is the latest. */
+  PROBE_STATE_CURRENT = 2,
+  /**
+   * PROBE_STATE_STALE - A re-check was cut short: the earlier answer is shown, confirmed at
+   * `confirmed_at`, and the re-check is retried.
+   */
+  PROBE_STATE_STALE = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function probeStateFromJSON(object: any): ProbeState {
+  switch (object) {
+    case 0:
+    case "PROBE_STATE_UNSPECIFIED":
+      return ProbeState.PROBE_STATE_UNSPECIFIED;
+    case 1:
+    case "PROBE_STATE_PENDING":
+      return ProbeState.PROBE_STATE_PENDING;
+    case 2:
+    case "PROBE_STATE_CURRENT":
+      return ProbeState.PROBE_STATE_CURRENT;
+    case 3:
+    case "PROBE_STATE_STALE":
+      return ProbeState.PROBE_STATE_STALE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ProbeState.UNRECOGNIZED;
+  }
+}
+
+export function probeStateToJSON(object: ProbeState): string {
+  switch (object) {
+    case ProbeState.PROBE_STATE_UNSPECIFIED:
+      return "PROBE_STATE_UNSPECIFIED";
+    case ProbeState.PROBE_STATE_PENDING:
+      return "PROBE_STATE_PENDING";
+    case ProbeState.PROBE_STATE_CURRENT:
+      return "PROBE_STATE_CURRENT";
+    case ProbeState.PROBE_STATE_STALE:
+      return "PROBE_STATE_STALE";
+    case ProbeState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface StartSessionRequest {
   /** Must equal the token's `project_id` claim. */
   projectId: string;
@@ -703,9 +764,24 @@ export interface HealthResponse {
 
 export interface ProviderHealth {
   provider: string;
+  /**
+   * False only on a definite failure, which StartSession refuses; true
+   * while a probe has not answered yet (StartSession tries the provider).
+   */
   available: boolean;
   /** Why the provider is unavailable; empty when available. */
   error: string;
+  /** How fresh this is (see ProbeState). */
+  probeState: ProbeState;
+  /** When the oldest answer shown was confirmed; unset before any answered. */
+  confirmedAt:
+    | Date
+    | undefined;
+  /**
+   * What a probe is doing or missed, in words; empty when every answer is
+   * current.
+   */
+  probeDetail: string;
 }
 
 export interface GetRevocationListsRequest {
@@ -750,8 +826,12 @@ export interface ProviderInfo {
    * when it cannot be found.
    */
   binaryPath: string;
-  /** What `<binary> --version` printed, trimmed. */
+  /** The version `<binary> --version` printed; empty until it has answered. */
   version: string;
+  /**
+   * False only on a definite failure, which StartSession refuses; true
+   * while a probe has not answered yet (StartSession tries the provider).
+   */
   available: boolean;
   /** Why the provider is unavailable; empty when available. */
   error: string;
@@ -759,7 +839,7 @@ export interface ProviderInfo {
   authState: ProviderAuthState;
   /** What the authentication probe said, redacted. */
   authDetail: string;
-  /** When the cached health was last refreshed. */
+  /** When the daemon last looked (at the binary, or at a probe's answer). */
   checkedAt:
     | Date
     | undefined;
@@ -767,7 +847,20 @@ export interface ProviderInfo {
    * How this provider's permission requests are decided (meaningful when
    * `capabilities.permission_requests`): its `permissions` setting.
    */
-  permissionPolicy: PermissionPolicy | undefined;
+  permissionPolicy:
+    | PermissionPolicy
+    | undefined;
+  /** How fresh version and auth are (see ProbeState). */
+  probeState: ProbeState;
+  /** When the oldest answer shown was confirmed; unset before any answered. */
+  confirmedAt:
+    | Date
+    | undefined;
+  /**
+   * What a probe is doing or missed, in words; empty when every answer is
+   * current.
+   */
+  probeDetail: string;
 }
 
 /**
@@ -3490,7 +3583,7 @@ export const HealthResponse: MessageFns<HealthResponse> = {
 };
 
 function createBaseProviderHealth(): ProviderHealth {
-  return { provider: "", available: false, error: "" };
+  return { provider: "", available: false, error: "", probeState: 0, confirmedAt: undefined, probeDetail: "" };
 }
 
 export const ProviderHealth: MessageFns<ProviderHealth> = {
@@ -3503,6 +3596,15 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
     }
     if (message.error !== "") {
       writer.uint32(26).string(message.error);
+    }
+    if (message.probeState !== 0) {
+      writer.uint32(32).int32(message.probeState);
+    }
+    if (message.confirmedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.confirmedAt), writer.uint32(42).fork()).join();
+    }
+    if (message.probeDetail !== "") {
+      writer.uint32(50).string(message.probeDetail);
     }
     return writer;
   },
@@ -3544,6 +3646,30 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
             message.error = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.probeState = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.confirmedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.probeDetail = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3561,6 +3687,21 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
       provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
       available: isSet(object.available) ? globalThis.Boolean(object.available) : false,
       error: isSet(object.error) ? globalThis.String(object.error) : "",
+      probeState: isSet(object.probeState)
+        ? probeStateFromJSON(object.probeState)
+        : isSet(object.probe_state)
+        ? probeStateFromJSON(object.probe_state)
+        : 0,
+      confirmedAt: isSet(object.confirmedAt)
+        ? fromJsonTimestamp(object.confirmedAt)
+        : isSet(object.confirmed_at)
+        ? fromJsonTimestamp(object.confirmed_at)
+        : undefined,
+      probeDetail: isSet(object.probeDetail)
+        ? globalThis.String(object.probeDetail)
+        : isSet(object.probe_detail)
+        ? globalThis.String(object.probe_detail)
+        : "",
     };
   },
 
@@ -3575,6 +3716,15 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
     if (message.error !== "") {
       obj.error = message.error;
     }
+    if (message.probeState !== 0) {
+      obj.probeState = probeStateToJSON(message.probeState);
+    }
+    if (message.confirmedAt !== undefined) {
+      obj.confirmedAt = message.confirmedAt.toISOString();
+    }
+    if (message.probeDetail !== "") {
+      obj.probeDetail = message.probeDetail;
+    }
     return obj;
   },
 
@@ -3586,6 +3736,9 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
     message.provider = object.provider ?? "";
     message.available = object.available ?? false;
     message.error = object.error ?? "";
+    message.probeState = object.probeState ?? 0;
+    message.confirmedAt = object.confirmedAt ?? undefined;
+    message.probeDetail = object.probeDetail ?? "";
     return message;
   },
 };
@@ -4018,6 +4171,9 @@ function createBaseProviderInfo(): ProviderInfo {
     authDetail: "",
     checkedAt: undefined,
     permissionPolicy: undefined,
+    probeState: 0,
+    confirmedAt: undefined,
+    probeDetail: "",
   };
 }
 
@@ -4052,6 +4208,15 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
     }
     if (message.permissionPolicy !== undefined) {
       PermissionPolicy.encode(message.permissionPolicy, writer.uint32(82).fork()).join();
+    }
+    if (message.probeState !== 0) {
+      writer.uint32(88).int32(message.probeState);
+    }
+    if (message.confirmedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.confirmedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.probeDetail !== "") {
+      writer.uint32(106).string(message.probeDetail);
     }
     return writer;
   },
@@ -4149,6 +4314,30 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
             message.permissionPolicy = PermissionPolicy.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.probeState = reader.int32() as any;
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.confirmedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.probeDetail = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4193,6 +4382,21 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
         : isSet(object.permission_policy)
         ? PermissionPolicy.fromJSON(object.permission_policy)
         : undefined,
+      probeState: isSet(object.probeState)
+        ? probeStateFromJSON(object.probeState)
+        : isSet(object.probe_state)
+        ? probeStateFromJSON(object.probe_state)
+        : 0,
+      confirmedAt: isSet(object.confirmedAt)
+        ? fromJsonTimestamp(object.confirmedAt)
+        : isSet(object.confirmed_at)
+        ? fromJsonTimestamp(object.confirmed_at)
+        : undefined,
+      probeDetail: isSet(object.probeDetail)
+        ? globalThis.String(object.probeDetail)
+        : isSet(object.probe_detail)
+        ? globalThis.String(object.probe_detail)
+        : "",
     };
   },
 
@@ -4228,6 +4432,15 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
     if (message.permissionPolicy !== undefined) {
       obj.permissionPolicy = PermissionPolicy.toJSON(message.permissionPolicy);
     }
+    if (message.probeState !== 0) {
+      obj.probeState = probeStateToJSON(message.probeState);
+    }
+    if (message.confirmedAt !== undefined) {
+      obj.confirmedAt = message.confirmedAt.toISOString();
+    }
+    if (message.probeDetail !== "") {
+      obj.probeDetail = message.probeDetail;
+    }
     return obj;
   },
 
@@ -4250,6 +4463,9 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
     message.permissionPolicy = (object.permissionPolicy !== undefined && object.permissionPolicy !== null)
       ? PermissionPolicy.fromPartial(object.permissionPolicy)
       : undefined;
+    message.probeState = object.probeState ?? 0;
+    message.confirmedAt = object.confirmedAt ?? undefined;
+    message.probeDetail = object.probeDetail ?? "";
     return message;
   },
 };
@@ -4539,9 +4755,12 @@ export const BridgeServiceService = {
    *                       the real path of repo_path (symlinks resolved) is not
    *                       inside any of the daemon's `allowed_paths`.
    *   FAILED_PRECONDITION repo_path does not exist or is not a directory; the
-   *                       provider is unavailable (binary missing, not
-   *                       executable, failing its health probe), with the
-   *                       reason; the process could not be spawned.
+   *                       provider is unavailable, with the reason: only a
+   *                       definite failure (binary missing or not
+   *                       executable, `--version` exiting non-zero or
+   *                       printing no version), never a probe still running
+   *                       or cut short by a busy host (see ProbeState); the
+   *                       process could not be spawned.
    *   ALREADY_EXISTS      session_id is in use (live or still retained) with
    *                       different parameters.
    *   RESOURCE_EXHAUSTED  the project's or the daemon's session limit is
@@ -4764,7 +4983,9 @@ export const BridgeServiceService = {
    * Health reports whether the daemon serves, what it is, and the health of
    * each provider. It requires the same authentication as every other RPC;
    * the unauthenticated standard `grpc.health.v1.Health` service is served
-   * beside it for load balancers and probes.
+   * beside it for load balancers and probes. It answers at once with what
+   * is known: provider probes run in the background and are never waited
+   * for (see ProbeState).
    */
   health: {
     path: "/bridge.v1.BridgeService/Health" as const,
@@ -4777,7 +4998,8 @@ export const BridgeServiceService = {
   },
   /**
    * ListProviders describes each configured provider: binary, version,
-   * availability and capabilities.
+   * availability, authentication and capabilities. Like Health, it answers
+   * at once with what the background probes have found so far.
    */
   listProviders: {
     path: "/bridge.v1.BridgeService/ListProviders" as const,
@@ -4880,9 +5102,12 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    *                       the real path of repo_path (symlinks resolved) is not
    *                       inside any of the daemon's `allowed_paths`.
    *   FAILED_PRECONDITION repo_path does not exist or is not a directory; the
-   *                       provider is unavailable (binary missing, not
-   *                       executable, failing its health probe), with the
-   *                       reason; the process could not be spawned.
+   *                       provider is unavailable, with the reason: only a
+   *                       definite failure (binary missing or not
+   *                       executable, `--version` exiting non-zero or
+   *                       printing no version), never a probe still running
+   *                       or cut short by a busy host (see ProbeState); the
+   *                       process could not be spawned.
    *   ALREADY_EXISTS      session_id is in use (live or still retained) with
    *                       different parameters.
    *   RESOURCE_EXHAUSTED  the project's or the daemon's session limit is
@@ -5030,12 +5255,15 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    * Health reports whether the daemon serves, what it is, and the health of
    * each provider. It requires the same authentication as every other RPC;
    * the unauthenticated standard `grpc.health.v1.Health` service is served
-   * beside it for load balancers and probes.
+   * beside it for load balancers and probes. It answers at once with what
+   * is known: provider probes run in the background and are never waited
+   * for (see ProbeState).
    */
   health: handleUnaryCall<HealthRequest, HealthResponse>;
   /**
    * ListProviders describes each configured provider: binary, version,
-   * availability and capabilities.
+   * availability, authentication and capabilities. Like Health, it answers
+   * at once with what the background probes have found so far.
    */
   listProviders: handleUnaryCall<ListProvidersRequest, ListProvidersResponse>;
   /**
@@ -5109,9 +5337,12 @@ export interface BridgeServiceClient extends Client {
    *                       the real path of repo_path (symlinks resolved) is not
    *                       inside any of the daemon's `allowed_paths`.
    *   FAILED_PRECONDITION repo_path does not exist or is not a directory; the
-   *                       provider is unavailable (binary missing, not
-   *                       executable, failing its health probe), with the
-   *                       reason; the process could not be spawned.
+   *                       provider is unavailable, with the reason: only a
+   *                       definite failure (binary missing or not
+   *                       executable, `--version` exiting non-zero or
+   *                       printing no version), never a probe still running
+   *                       or cut short by a busy host (see ProbeState); the
+   *                       process could not be spawned.
    *   ALREADY_EXISTS      session_id is in use (live or still retained) with
    *                       different parameters.
    *   RESOURCE_EXHAUSTED  the project's or the daemon's session limit is
@@ -5370,7 +5601,9 @@ export interface BridgeServiceClient extends Client {
    * Health reports whether the daemon serves, what it is, and the health of
    * each provider. It requires the same authentication as every other RPC;
    * the unauthenticated standard `grpc.health.v1.Health` service is served
-   * beside it for load balancers and probes.
+   * beside it for load balancers and probes. It answers at once with what
+   * is known: provider probes run in the background and are never waited
+   * for (see ProbeState).
    */
   health(
     request: HealthRequest,
@@ -5389,7 +5622,8 @@ export interface BridgeServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * ListProviders describes each configured provider: binary, version,
-   * availability and capabilities.
+   * availability, authentication and capabilities. Like Health, it answers
+   * at once with what the background probes have found so far.
    */
   listProviders(
     request: ListProvidersRequest,
