@@ -60,8 +60,7 @@ afterAll(async () => {
 
 describe('claude 2.1.197 through the daemon', () => {
   it('ListProviders reports the real version and the auth status', async () => {
-    const { providers } = await bridge.providers();
-    expect(providers.find((p) => p.id === 'claude')).toMatchObject({
+    expect(await bridge.probed('claude')).toMatchObject({
       available: true,
       version: '2.1.197',
       authState: ProviderAuthState.PROVIDER_AUTH_STATE_AUTHENTICATED,

@@ -83,8 +83,7 @@ afterAll(async () => {
 
 describe('codex 0.169.0 through the daemon', () => {
   it('ListProviders reports the real version and the login state', async () => {
-    const { providers } = await bridge.providers();
-    expect(providers.find((p) => p.id === 'codex')).toMatchObject({
+    expect(await bridge.probed('codex')).toMatchObject({
       available: true,
       version: '0.169.0',
       authState: ProviderAuthState.PROVIDER_AUTH_STATE_UNAUTHENTICATED,

@@ -7,6 +7,8 @@ import {
   type BridgeServiceClient,
   EventType,
   type PermissionDecision,
+  ProbeState,
+  type ProviderInfo,
   type SessionEvent,
   SessionStatus,
 } from '@agent-bridge/proto';
@@ -22,6 +24,7 @@ import {
   startDaemon,
   type TestDaemon,
   turnsDone,
+  waitFor,
 } from '@agent-bridge/tests/harness';
 import { expect } from 'vitest';
 
@@ -163,17 +166,21 @@ export async function expectInterruptAgreement(s: Session): Promise<void> {
   await s.stop();
 }
 
+/** How many sessions of one CLI the contract starts at once in a fresh home. */
+const CONCURRENT_STARTS = 8;
+
 /**
  * Sessions of one provider in one fresh home, started at the same moment:
- * every one starts and takes a turn, with the daemon running their
- * start-ups one at a time. The pinned CLIs do not break each other when
- * they start together (other versions do, and the fakes of the default
- * suite reproduce that), so this shows that serialised start-ups work with
- * the real CLIs, not that they are needed.
+ * every one starts and takes a turn. The daemon runs the first start-up in
+ * the home alone (the CLI creates its state there), then the others side
+ * by side, none spending its startup_timeout while it waits. Other versions
+ * of the CLIs break each other when they first start together (the fakes
+ * of the default suite reproduce that); this shows that the real CLIs,
+ * once their home exists, start side by side without harm.
  */
 export async function expectConcurrentStart(
   start: () => Promise<Session>,
-  sessions = 2,
+  sessions = CONCURRENT_STARTS,
 ): Promise<void> {
   const all = await Promise.all(Array.from({ length: sessions }, () => start()));
   expect(all.map((s) => s.started.status)).toEqual(
@@ -252,16 +259,36 @@ export async function contractDaemon(providers: Record<string, Record<string, un
     return current;
   };
 
-  // Real CLIs and their turns take seconds; a turn that hangs ends at its turn_timeout (up to 90 s).
+  // Real CLIs and their turns take seconds; a turn that hangs ends at its
+  // turn_timeout (up to 90 s); eight started at once on two cores take tens.
   const sessions = sessionClient(client, renew, {
     projectId: 'alpha',
     repoPath: daemon.repo,
     eventsTimeoutMs: 100_000,
+    startTimeoutMs: 120_000,
   });
   return {
     daemon,
     client,
     providers: sessions.providers,
+    /**
+     * A provider as ListProviders shows it once its background probes have
+     * answered: the first answer may be PENDING while a slow CLI's
+     * `--version` or auth check runs (or is retried, on a busy host).
+     */
+    probed: async (id: string): Promise<ProviderInfo> => {
+      let last: ProviderInfo | undefined;
+      await waitFor(
+        () => `${id}'s probes to answer (last: ${last?.probeDetail ?? 'not listed'})`,
+        async () => {
+          last = (await sessions.providers()).providers.find((p) => p.id === id);
+          return last !== undefined && last.probeState !== ProbeState.PROBE_STATE_PENDING;
+        },
+        120_000,
+        250,
+      );
+      return last!;
+    },
     start: sessions.start,
     /** RespondPermission as the test's client (subject "tester", issuer "control"). */
     respond: async (

@@ -10,7 +10,7 @@ export * from './permissions.js';
 export * from './pki.js';
 export * from './process-probes.js';
 export * from './processes.js';
-export * from './provider-host.js';
+export * from './providers.js';
 export * from './seeded-random.js';
 export * from './sessions.js';
 export * from './systemd-unit.js';

@@ -18,6 +18,8 @@ export function sessionClient(
     repoPath: string;
     /** How long `events` waits by default (real CLIs take longer than fakes). */
     eventsTimeoutMs?: number;
+    /** The deadline of StartSession (real CLIs started together take longer than fakes). */
+    startTimeoutMs?: number;
   },
 ) {
   const md = async () => (typeof auth === 'function' ? auth() : auth);
@@ -53,6 +55,7 @@ export function sessionClient(
         (c) => c.startSession,
         { projectId: opts.projectId, sessionId, repoPath: opts.repoPath, provider, agentOpts },
         await md(),
+        opts.startTimeoutMs,
       );
       return { ...session(sessionId), started };
     },

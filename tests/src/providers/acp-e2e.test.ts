@@ -18,6 +18,7 @@ import {
   descendants,
   expectPermission,
   groupMembers,
+  listedOnceProbed,
   REPO_ROOT,
   requestIdOf,
   requestsOf,
@@ -537,7 +538,10 @@ describe('acp providers at start-up and in ListProviders', () => {
   });
 
   it('reports version, capabilities and the free auth probe of each flavour', async () => {
-    const { providers } = await call(client, (c) => c.listProviders, {}, md);
+    const providers = await listedOnceProbed(
+      () => call(client, (c) => c.listProviders, {}, md),
+      Object.keys(FLAVOURS),
+    );
     const byId = new Map(providers.map((p) => [p.id, p]));
     for (const f of Object.keys(FLAVOURS) as Flavour[]) {
       expect(byId.get(f)).toMatchObject({

@@ -130,7 +130,8 @@ async function listedUntil(
 ): Promise<ProviderInfo> {
   let last: ProviderInfo | undefined;
   await waitFor(
-    () => `${what} (last: ${JSON.stringify(last, (_k, v) => (typeof v === 'bigint' ? `${v}` : v))})`,
+    () =>
+      `${what} (last: ${JSON.stringify(last, (_k, v) => (typeof v === 'bigint' ? `${v}` : v))})`,
     async () => {
       last = await listed(id);
       return cond(last);

@@ -18,6 +18,7 @@ import {
   expectPermission,
   groupMembers,
   isAlive,
+  listedOnceProbed,
   ofType,
   REPO_ROOT,
   requestIdOf,
@@ -109,7 +110,10 @@ const argvLog = (name: string) =>
 
 describe('claude adapter through the daemon', () => {
   it('ListProviders shows the version, capabilities and the auth status', async () => {
-    const { providers } = await call(client, (c) => c.listProviders, {}, md);
+    const providers = await listedOnceProbed(
+      () => call(client, (c) => c.listProviders, {}, md),
+      ['claude', 'claude_key'],
+    );
     expect(providers.find((p) => p.id === 'claude')).toMatchObject({
       available: true,
       version: '2.1.197',

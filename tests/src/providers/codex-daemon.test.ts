@@ -15,6 +15,7 @@ import {
   expectPermission,
   groupMembers,
   isAlive,
+  listedOnceProbed,
   ofType,
   REPO_ROOT,
   requestIdOf,
@@ -119,7 +120,11 @@ const CODEX_COMMAND = {
 
 describe('codex adapter through the daemon', () => {
   it('ListProviders shows the version, capabilities and the login-status auth state', async () => {
-    const { providers } = await call(client, (c) => c.listProviders, {}, md);
+    // Probes run in the background: wait until both providers' have answered.
+    const providers = await listedOnceProbed(
+      () => call(client, (c) => c.listProviders, {}, md),
+      ['codex', 'codex_login'],
+    );
     const plain = providers.find((p) => p.id === 'codex');
     expect(plain).toMatchObject({
       available: true,

@@ -572,7 +572,14 @@ describe('with default limits', () => {
       expect(h.serverInstanceId).not.toBe('');
       expect(h.startedAt).toBeInstanceOf(Date);
       const byId = new Map(h.providers.map((p) => [p.provider, p]));
-      expect(byId.get('mock')).toEqual({ provider: 'mock', available: true, error: '' });
+      expect(byId.get('mock')).toEqual({
+        provider: 'mock',
+        available: true,
+        error: '',
+        probeState: 'CURRENT',
+        confirmedAt: expect.any(Date),
+        probeDetail: '',
+      });
       expect(byId.get('ghost')?.available).toBe(false);
       expect(byId.get('ghost')?.error).not.toBe('');
       const providers = new Map((await c.listProviders()).map((p) => [p.id, p]));

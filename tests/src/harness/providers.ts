@@ -1,3 +1,4 @@
+import { type ListProvidersResponse, ProbeState, type ProviderInfo } from '@agent-bridge/proto';
 import {
   createProbeHost,
   type Provider,
@@ -48,4 +49,31 @@ export async function healthOnceProbed(p: Provider, timeoutMs = 15_000): Promise
     timeoutMs,
   );
   return last!;
+}
+
+/**
+ * ListProviders once the background probes of `ids` have answered (none
+ * PENDING): the first answer after a daemon starts may come before them.
+ */
+export async function listedOnceProbed(
+  list: () => Promise<ListProvidersResponse>,
+  ids: readonly string[],
+): Promise<ProviderInfo[]> {
+  let providers: ProviderInfo[] = [];
+  await waitFor(
+    () =>
+      `the probes of ${ids.join(', ')} to answer (${providers
+        .filter((p) => ids.includes(p.id))
+        .map((p) => `${p.id}: ${p.probeDetail || ProbeState[p.probeState]}`)
+        .join('; ')})`,
+    async () => {
+      ({ providers } = await list());
+      return ids.every((id) => {
+        const p = providers.find((x) => x.id === id);
+        return p !== undefined && p.probeState !== ProbeState.PROBE_STATE_PENDING;
+      });
+    },
+    30_000,
+  );
+  return providers;
 }
