@@ -198,9 +198,10 @@ describe('HealthMonitor: a probe cut short never refuses a working agent', () =>
     c.hang('auth');
     const stale = await healthUntil(
       p,
-      (s) => s.probeState === 'stale',
+      (s) => s.probeDetail.includes('the auth re-check probe timed out'),
       'the re-check to be cut short',
     );
+    expect(stale.probeState).toBe('stale');
     expect(stale).toMatchObject({
       available: true,
       version: '2.1.0',
@@ -212,6 +213,17 @@ describe('HealthMonitor: a probe cut short never refuses a working agent', () =>
     await until(gone(c.pids()), 'the cut-short auth probes to be gone');
     c.answer('auth');
     await healthUntil(p, (s) => s.probeState === 'current', 'a later re-check to answer');
+  });
+
+  it('an auth answer older than health_ttl is shown stale while a read has it re-checked', async () => {
+    const c = cli();
+    const p = claude(c.path, { healthTtlMs: 200 });
+    await healthUntil(p, (s) => s.probeState === 'current', 'the first answers');
+    const due = await healthUntil(p, (s) => s.probeState === 'stale', 'the answer to come due');
+    expect(due.probeDetail).toMatch(/^the auth answer of .* is being re-checked$/);
+    expect(due.authState).toBe('authenticated');
+    await healthUntil(p, (s) => s.probeState === 'current', 'the re-check to answer');
+    expect(c.runs().filter((r) => r === 'auth').length).toBeGreaterThanOrEqual(2);
   });
 });
 

@@ -216,6 +216,11 @@ export class HealthMonitor {
         notes.push(
           `the auth re-check ${a.missed.why} (${a.missed.at.toISOString()}): showing the answer of ${a.answer.at.toISOString()}`,
         );
+      } else if (b.at.getTime() - a.answer.at.getTime() >= this.opts.healthTtlMs) {
+        // Nobody asked for a while: the answer is older than health_ttl and
+        // the look just started its re-check.
+        stale = true;
+        notes.push(`the auth answer of ${a.answer.at.toISOString()} is being re-checked`);
       }
     } else if (a) {
       pending = true;

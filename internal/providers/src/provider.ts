@@ -15,7 +15,8 @@ export type AuthState = 'unknown' | 'authenticated' | 'unauthenticated' | 'not_r
 /**
  * How fresh a provider's health is: `pending` while a probe has not
  * answered yet (the first is running, or was cut short and is retried),
- * `stale` when a re-check was cut short and an earlier answer is shown,
+ * `stale` when an earlier answer is shown because its re-check was cut
+ * short or is under way (the answer is older than `health_ttl`),
  * `current` otherwise.
  */
 export type ProbeState = 'pending' | 'current' | 'stale';

@@ -456,8 +456,9 @@ export enum ProbeState {
   /** PROBE_STATE_CURRENT - Every answer shown is the latest. */
   PROBE_STATE_CURRENT = 2,
   /**
-   * PROBE_STATE_STALE - A re-check was cut short: the earlier answer is shown, confirmed at
-   * `confirmed_at`, and the re-check is retried.
+   * PROBE_STATE_STALE - The earlier answer is shown, confirmed at `confirmed_at`: a re-check
+   * was cut short and is retried, or the answer is older than `health_ttl`
+   * and its re-check (started by this call) is under way.
    */
   PROBE_STATE_STALE = 3,
   UNRECOGNIZED = -1,
