@@ -84,7 +84,7 @@ export interface SessionSpec {
   startupClock: StartupClock;
 }
 
-export interface StartupClock {
+interface StartupClock {
   /** Stops the clock: the timeout will not fire until `restart`. */
   stop(): void;
   /** Starts the clock afresh: the whole timeout from now. */
