@@ -1,4 +1,5 @@
 import type { Cursor, CursorKey, CursorStore } from './cursor-store.js';
+import { FailedPreconditionError } from './errors.js';
 import type { CallOptions } from './options.js';
 
 /** The client call an Acker makes. */
@@ -7,7 +8,7 @@ export interface AckingClient {
     sessionId: string,
     subscriberId: string,
     ackSeq: number,
-    opts: CallOptions,
+    opts: CallOptions & { historyId?: string },
   ): Promise<number>;
 }
 
@@ -25,6 +26,12 @@ const ACK_TIMEOUT_MS = 10_000;
  * a time, always of the newest processed seq. A failed acknowledgement is
  * tried again with the next one; at worst a later stream is given some
  * events twice, never none. The stored cursor never moves back.
+ *
+ * Every acknowledgement names the history its events came from. Once the
+ * stream learns the daemon serves another history (it restarted), the
+ * Acker is retired: nothing queued, being retried or still to come is
+ * sent; and a daemon that refuses an ack as of another history retires it
+ * too.
  */
 export class Acker {
   private target: number;
@@ -32,11 +39,13 @@ export class Acker {
   private unacked = 0;
   private running: Promise<void> | undefined;
   private readonly cancel = new AbortController();
+  private retired = false;
 
   constructor(
     private readonly ctx: AckContext,
     private readonly key: CursorKey,
-    private readonly instanceId: string,
+    /** The history the acknowledged events belong to (the daemon's instance id today). */
+    private readonly historyId: string,
     floor: number,
   ) {
     this.target = floor;
@@ -51,7 +60,7 @@ export class Acker {
 
   /** Acknowledges what was processed so far, in the background. */
   now(): void {
-    if (this.target <= this.done) return;
+    if (this.retired || this.target <= this.done) return;
     this.unacked = 0;
     this.running ??= this.drain().finally(() => {
       this.running = undefined;
@@ -63,6 +72,7 @@ export class Acker {
    * aborted): save the cursor only and do not wait for the daemon.
    */
   async flush(abandon: boolean): Promise<void> {
+    if (this.retired) return;
     if (abandon) {
       this.cancel.abort();
       if (this.target > this.done) await this.save(this.target).catch(() => undefined);
@@ -73,6 +83,15 @@ export class Acker {
     await this.running;
   }
 
+  /**
+   * The events were of a history the daemon no longer serves: nothing more
+   * is acknowledged, and an acknowledgement under way stops retrying.
+   */
+  retire(): void {
+    this.retired = true;
+    this.cancel.abort();
+  }
+
   private async drain(): Promise<void> {
     while (this.target > this.done && !this.cancel.signal.aborted) {
       const seq = this.target;
@@ -80,16 +99,22 @@ export class Acker {
         this.ctx.client.ackEvents(this.key.sessionId, this.key.subscriberId, seq, {
           timeoutMs: ACK_TIMEOUT_MS,
           signal: this.cancel.signal,
+          historyId: this.historyId,
         }),
         this.save(seq),
       ]);
+      const [acked] = results;
+      if (acked.status === 'rejected' && acked.reason instanceof FailedPreconditionError) {
+        // The daemon serves another history now: acking on is pointless.
+        this.retire();
+      }
       if (results.some((r) => r.status === 'rejected')) return;
       this.done = seq;
     }
   }
 
   private save(seq: number): Promise<void> {
-    const cursor: Cursor = { ackSeq: seq, instanceId: this.instanceId };
+    const cursor: Cursor = { ackSeq: seq, instanceId: this.historyId };
     return this.ctx.cursors.save(this.key, cursor);
   }
 }

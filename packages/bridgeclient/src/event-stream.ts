@@ -3,12 +3,13 @@ import type {
   SessionEvent as ProtoEvent,
   StreamEventsRequest,
 } from '@agent-bridge/proto';
-import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
+import type { ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
 import { Acker, type AckingClient } from './acker.js';
 import type { CursorKey, CursorStore } from './cursor-store.js';
 import {
   BridgeError,
   CursorLostError,
+  DeadlineExceededError,
   fromServiceError,
   NotFoundError,
   UnavailableError,
@@ -51,7 +52,8 @@ interface StreamClient extends AckingClient {
 /** What an EventStream needs from its client. */
 export interface StreamContext {
   client: StreamClient;
-  raw: BridgeServiceClient;
+  /** The daemon's channel: its client is taken afresh for each connection. */
+  channel: { readonly raw: BridgeServiceClient };
   cursors: CursorStore;
   backoff: Backoff;
   reconnectMs: number;
@@ -63,6 +65,12 @@ export interface StreamContext {
 
 /** The daemon's trailer on a stream it ended because the token that opened it expired. */
 const AUTH_EXPIRED_TRAILER = 'bridge-auth-expired';
+
+/** The daemon's header naming the history a stream's events belong to. */
+const HISTORY_HEADER = 'bridge-history-id';
+
+/** How long the Health call that checks the daemon's history may take, per connection. */
+const HEALTH_TIMEOUT_MS = 10_000;
 
 /** Fresh-token resumes in a row with no event between them before the stream gives up. */
 const MAX_REAUTH_STREAK = 3;
@@ -120,6 +128,15 @@ export class EventStream implements AsyncIterable<SessionEvent> {
   /** The seq of the last event the loop finished processing; undefined before the first. */
   get processedSeq(): number | undefined {
     return this.processed;
+  }
+
+  /**
+   * The history the events came from (the daemon's server instance id
+   * today); '' before the first connection. Pass it to `ackEvents` when
+   * acknowledging by hand.
+   */
+  get historyId(): string {
+    return this.instanceId;
   }
 
   /** Ends the iteration after the event being processed (if any); what was processed is acknowledged. */
@@ -192,8 +209,14 @@ export class EventStream implements AsyncIterable<SessionEvent> {
     try {
       await this.checkInstance();
       reachable = true;
-      reader = this.open();
+      const opened = this.open();
+      reader = opened.reader;
       for await (const events of messages(reader, this.opts.batch ?? true)) {
+        // Its header came before any event: they must be of the history acked so far.
+        const history = opened.history();
+        if (history !== undefined && history !== this.instanceId) {
+          throw this.cursorLost(this.instanceId, history);
+        }
         delivered = true;
         for (const event of events) {
           // A resume may repeat what this reader already got: never twice.
@@ -209,6 +232,7 @@ export class EventStream implements AsyncIterable<SessionEvent> {
       // The daemon completes a stream only after the session's end.
       return 'done';
     } catch (err) {
+      if (err instanceof CursorLostError) throw err;
       if (this.ended()) return 'done';
       const tokenExpired = isAuthExpiry(err);
       const failed = toBridgeError(err, this.method());
@@ -233,8 +257,19 @@ export class EventStream implements AsyncIterable<SessionEvent> {
    * stored cursor and starts acknowledging.
    */
   private async checkInstance(): Promise<void> {
-    const now = (await this.ctx.client.health({ signal: this.signal, timeoutMs: 10_000 }))
-      .serverInstanceId;
+    const now = (
+      await this.ctx.client
+        .health({ signal: this.signal, timeoutMs: HEALTH_TIMEOUT_MS })
+        .catch((err: unknown) => {
+          // No answer in time is a connection that did not come up: retried like one.
+          if (!(err instanceof DeadlineExceededError)) throw err;
+          throw new UnavailableError(
+            'UNAVAILABLE',
+            `the daemon at ${this.ctx.client.target} did not answer Health within ${HEALTH_TIMEOUT_MS} ms`,
+            { method: 'Health', cause: err },
+          );
+        })
+    ).serverInstanceId;
     if (this.instanceId !== '') {
       if (now !== this.instanceId) throw this.cursorLost(this.instanceId, now);
       return;
@@ -253,23 +288,29 @@ export class EventStream implements AsyncIterable<SessionEvent> {
     }
   }
 
-  private open(): Reader {
+  /** Opens the stream; `history()` is what its header said (undefined from a daemon that sends none). */
+  private open(): { reader: Reader; history(): string | undefined } {
     const req: StreamEventsRequest = {
       sessionId: this.sessionId,
       afterSeq: this.processed === undefined ? undefined : seqToWire(this.processed, 'afterSeq'),
       subscriberId: this.opts.subscriberId ?? '',
     };
-    const reader =
-      (this.opts.batch ?? true)
-        ? this.ctx.raw.streamEventBatches(req)
-        : this.ctx.raw.streamEvents(req);
+    const raw = this.ctx.channel.raw;
+    const reader = (this.opts.batch ?? true) ? raw.streamEventBatches(req) : raw.streamEvents(req);
+    let history: string | undefined;
+    reader.once('metadata', (md: Metadata) => {
+      const value = md.get(HISTORY_HEADER)[0];
+      if (typeof value === 'string') history = value;
+    });
     const onAbort = () => reader.cancel();
     this.signal.addEventListener('abort', onAbort, { once: true });
     reader.on('close', () => this.signal.removeEventListener('abort', onAbort));
-    return reader;
+    return { reader, history: () => history };
   }
 
+  /** The daemon serves another history: nothing more is acknowledged, and the loop fails. */
   private cursorLost(before: string, now: string): CursorLostError {
+    this.ack?.retire();
     return new CursorLostError(
       `the daemon at ${this.ctx.client.target} restarted: session ${this.sessionId}, its events and cursors are gone`,
       before,

@@ -1,0 +1,81 @@
+import type { BridgeServiceClient } from '@agent-bridge/proto';
+import { connectivityState } from '@grpc/grpc-js';
+
+/** Back-to-back connection attempts that timed out grow the next budget, up to this many times. */
+const MAX_STRETCH = 4;
+
+/**
+ * The generated client of one daemon, replaced whenever its connection
+ * attempt does not complete within the connect budget. grpc-js has no
+ * such bound: a connection cut after the TLS handshake and before HTTP/2's
+ * settings exchange can leave a channel CONNECTING for good, every call
+ * waiting for it until its deadline. Here a channel that has been
+ * CONNECTING for `connectMs` is closed (its waiting calls fail UNAVAILABLE,
+ * which callers retry) and a new one takes its place, on a connection of
+ * its own. On a host so busy that honest handshakes take that long, each
+ * replacement in a row doubles the budget, up to four times.
+ */
+export class DaemonChannel {
+  private client: BridgeServiceClient;
+  private stuckTimer: NodeJS.Timeout | undefined;
+  private stretch = 1;
+  private closed = false;
+  private replaced = 0;
+
+  constructor(
+    private readonly make: () => BridgeServiceClient,
+    private readonly connectMs: number,
+  ) {
+    this.client = this.open();
+  }
+
+  /** The client of the channel in use now: take it afresh for every call. */
+  get raw(): BridgeServiceClient {
+    return this.client;
+  }
+
+  /** How many channels were replaced because their connection did not come up in time. */
+  get replacements(): number {
+    return this.replaced;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.stuckTimer);
+    this.client.close();
+  }
+
+  private open(): BridgeServiceClient {
+    const client = this.make();
+    this.watch(client, client.getChannel().getConnectivityState(false));
+    return client;
+  }
+
+  /** Follows the channel's states (event-driven, no timer) until it shuts down. */
+  private watch(client: BridgeServiceClient, state: connectivityState): void {
+    const channel = client.getChannel();
+    channel.watchConnectivityState(state, Number.POSITIVE_INFINITY, () => {
+      const next = channel.getConnectivityState(false);
+      this.changed(client, next);
+      if (next !== connectivityState.SHUTDOWN) this.watch(client, next);
+    });
+  }
+
+  private changed(client: BridgeServiceClient, state: connectivityState): void {
+    if (client !== this.client || this.closed) return;
+    clearTimeout(this.stuckTimer);
+    this.stuckTimer = undefined;
+    if (state === connectivityState.READY) this.stretch = 1;
+    if (state !== connectivityState.CONNECTING) return;
+    this.stuckTimer = setTimeout(() => this.replace(client), this.connectMs * this.stretch);
+    this.stuckTimer.unref();
+  }
+
+  private replace(stuck: BridgeServiceClient): void {
+    if (stuck !== this.client || this.closed) return;
+    this.stretch = Math.min(MAX_STRETCH, this.stretch * 2);
+    this.replaced++;
+    this.client = this.open();
+    stuck.close();
+  }
+}
