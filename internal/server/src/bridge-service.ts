@@ -47,10 +47,10 @@ import {
   sessionSuffix,
 } from './event-wire.js';
 import { authenticate } from './private/authenticate.js';
-import { historyHeader } from './private/history-header.js';
 import { callRecorder } from './private/call-audit.js';
 import { type CallLimits, spend } from './private/call-limits.js';
 import type { ConnectionIdentities } from './private/connection-identities.js';
+import { historyHeader } from './private/history-header.js';
 import { type PeerCall, peerIdentity } from './private/peer-identity.js';
 import { TokenExpiredDuringStream } from './private/token-expired.js';
 import { toServiceError } from './status-map.js';

@@ -1,19 +1,24 @@
 import type { Cursor, CursorKey, CursorStore } from './cursor-store.js';
 import { FailedPreconditionError } from './errors.js';
-import type { CallOptions } from './options.js';
 
-/** The client call an Acker makes. */
-export interface AckingClient {
-  ackEvents(
-    sessionId: string,
-    subscriberId: string,
+/** What an Acker needs from its stream. */
+export interface AckContext {
+  /**
+   * Sends one AckEvents naming `historyId`, with no retry of its own: a
+   * failed acknowledgement is replaced by the next one.
+   */
+  sendAck(
+    key: CursorKey,
     ackSeq: number,
-    opts: CallOptions & { historyId?: string },
+    historyId: string,
+    opts: { timeoutMs: number; signal: AbortSignal },
   ): Promise<number>;
-}
-
-interface AckContext {
-  client: AckingClient;
+  /**
+   * Whether the channel is still on the connection whose history the
+   * stream checked: an acknowledgement goes out only then, never queued
+   * for a connection that may lead to another daemon.
+   */
+  onCheckedConnection(): boolean;
   cursors: CursorStore;
 }
 
@@ -24,14 +29,16 @@ const ACK_TIMEOUT_MS = 10_000;
  * Acknowledges what a subscriber processed, to the daemon (AckEvents) and
  * to the cursor store, without holding up its loop: one acknowledgement at
  * a time, always of the newest processed seq. A failed acknowledgement is
- * tried again with the next one; at worst a later stream is given some
- * events twice, never none. The stored cursor never moves back.
+ * not retried; the next one (after the next event, or at the end) carries
+ * a newer seq. At worst a later stream is given some events twice, never
+ * none. The stored cursor never moves back.
  *
- * Every acknowledgement names the history its events came from. Once the
- * stream learns the daemon serves another history (it restarted), the
- * Acker is retired: nothing queued, being retried or still to come is
- * sent; and a daemon that refuses an ack as of another history retires it
- * too.
+ * An acknowledgement names the history its events came from, and goes to
+ * the daemon only while the connection the stream checked that history on
+ * is up: never waiting for a new connection, which may lead to a restarted
+ * daemon. Once the stream learns the daemon serves another history, the
+ * Acker is retired and sends nothing more; a daemon that refuses an ack as
+ * of another history retires it too.
  */
 export class Acker {
   private target: number;
@@ -81,11 +88,15 @@ export class Acker {
     await this.running;
     this.now();
     await this.running;
+    // Not sent (no checked connection any more): the cursor store still has it.
+    if (!this.retired && this.target > this.done) {
+      await this.save(this.target).catch(() => undefined);
+    }
   }
 
   /**
    * The events were of a history the daemon no longer serves: nothing more
-   * is acknowledged, and an acknowledgement under way stops retrying.
+   * is acknowledged, and an acknowledgement under way is cancelled.
    */
   retire(): void {
     this.retired = true;
@@ -94,12 +105,12 @@ export class Acker {
 
   private async drain(): Promise<void> {
     while (this.target > this.done && !this.cancel.signal.aborted) {
+      if (!this.ctx.onCheckedConnection()) return;
       const seq = this.target;
       const results = await Promise.allSettled([
-        this.ctx.client.ackEvents(this.key.sessionId, this.key.subscriberId, seq, {
+        this.ctx.sendAck(this.key, seq, this.historyId, {
           timeoutMs: ACK_TIMEOUT_MS,
           signal: this.cancel.signal,
-          historyId: this.historyId,
         }),
         this.save(seq),
       ]);

@@ -268,6 +268,18 @@ export class BridgeClient {
       {
         client: this,
         channel: this.channel,
+        sendAck: (key, ackSeq, historyId, opts) =>
+          this.unary(
+            'ackEvents',
+            {
+              sessionId: key.sessionId,
+              subscriberId: key.subscriberId,
+              ackSeq: seqToWire(ackSeq, 'ackSeq'),
+              historyId,
+            },
+            opts,
+            false,
+          ).then((res) => seqFromWire(res.ackSeq)),
         cursors: this.cursors,
         backoff: this.backoff,
         reconnectMs: this.reconnectMs,

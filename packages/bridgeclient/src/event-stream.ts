@@ -4,7 +4,7 @@ import type {
   StreamEventsRequest,
 } from '@agent-bridge/proto';
 import type { ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
-import { Acker, type AckingClient } from './acker.js';
+import { type AckContext, Acker } from './acker.js';
 import type { CursorKey, CursorStore } from './cursor-store.js';
 import {
   BridgeError,
@@ -43,17 +43,20 @@ export interface EventStreamOptions {
 }
 
 /** The client calls an EventStream makes. */
-interface StreamClient extends AckingClient {
+interface StreamClient {
   readonly target: string;
   readonly projectId: string;
   health(opts: CallOptions): Promise<Health>;
 }
 
 /** What an EventStream needs from its client. */
-export interface StreamContext {
+export interface StreamContext extends Pick<AckContext, 'sendAck'> {
   client: StreamClient;
-  /** The daemon's channel: its client is taken afresh for each connection. */
-  channel: { readonly raw: BridgeServiceClient };
+  /**
+   * The daemon's channel: its client is taken afresh for each connection,
+   * and `connection()` tells which connection it is on (see DaemonChannel).
+   */
+  channel: { readonly raw: BridgeServiceClient; connection(): number | undefined };
   cursors: CursorStore;
   backoff: Backoff;
   reconnectMs: number;
@@ -108,6 +111,8 @@ export class EventStream implements AsyncIterable<SessionEvent> {
   private readonly signal: AbortSignal;
   private used = false;
   private ack: Acker | undefined;
+  /** The connection on which the daemon's history was last checked (its stream's header). */
+  private checked: number | undefined;
 
   constructor(
     private readonly ctx: StreamContext,
@@ -217,6 +222,8 @@ export class EventStream implements AsyncIterable<SessionEvent> {
         if (history !== undefined && history !== this.instanceId) {
           throw this.cursorLost(this.instanceId, history);
         }
+        // A daemon too old to send the header: the connection that delivers is checked.
+        if (history === undefined && !delivered) this.checked = this.ctx.channel.connection();
         delivered = true;
         for (const event of events) {
           // A resume may repeat what this reader already got: never twice.
@@ -284,7 +291,13 @@ export class EventStream implements AsyncIterable<SessionEvent> {
     this.processed = this.opts.afterSeq ?? stored?.ackSeq;
     if (key) {
       const floor = stored?.instanceId === now ? stored.ackSeq : 0;
-      this.ack = new Acker(this.ctx, key, now, floor);
+      const ackContext: AckContext = {
+        sendAck: this.ctx.sendAck,
+        cursors: this.ctx.cursors,
+        onCheckedConnection: () =>
+          this.checked !== undefined && this.ctx.channel.connection() === this.checked,
+      };
+      this.ack = new Acker(ackContext, key, now, floor);
     }
   }
 
@@ -300,7 +313,10 @@ export class EventStream implements AsyncIterable<SessionEvent> {
     let history: string | undefined;
     reader.once('metadata', (md: Metadata) => {
       const value = md.get(HISTORY_HEADER)[0];
-      if (typeof value === 'string') history = value;
+      if (typeof value !== 'string') return;
+      history = value;
+      // Acknowledgements may go out on this connection, and only on it.
+      this.checked = value === this.instanceId ? this.ctx.channel.connection() : undefined;
     });
     const onAbort = () => reader.cancel();
     this.signal.addEventListener('abort', onAbort, { once: true });

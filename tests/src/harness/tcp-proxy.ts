@@ -14,6 +14,8 @@ interface Pair {
   up: Socket | undefined;
   /** While true, bytes from the target are dropped instead of reaching the client. */
   holdUp: boolean;
+  /** The timer of its `cutEach` cut. */
+  cut?: NodeJS.Timeout;
 }
 
 /**
@@ -31,8 +33,10 @@ export interface TcpProxy {
   readonly accepted: number;
   /** Connections open now. */
   readonly open: number;
-  /** Connections cut by `cutAll` so far. */
+  /** Connections cut by `cutAll` or `cutEach` so far. */
   readonly cuts: number;
+  /** Of those, the ones `cutEach` cut within `early` ms of their accept (see cutEach). */
+  readonly earlyCuts: number;
   /** How new connections are handled from now on; open ones are left as they are. */
   mode: ProxyMode;
   /** Forward new connections to this port on 127.0.0.1 from now on. */
@@ -49,6 +53,14 @@ export interface TcpProxy {
    * forward normally).
    */
   dropAnswers(): void;
+  /**
+   * From now on, each new connection is cut `after()` ms after it was
+   * accepted (both sockets destroyed, nothing flushed); undefined leaves it
+   * alone. Cuts within `early` ms (the TLS and HTTP/2 handshakes, on
+   * loopback) are counted apart. `cutEach(undefined)` stops it, and the
+   * cuts still pending.
+   */
+  cutEach(after: (() => number | undefined) | undefined, early?: number): void;
   /** Stops listening and cuts every connection. */
   close(): Promise<void>;
 }
@@ -59,8 +71,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   let upstreamPort = targetPort;
   let accepted = 0;
   let cuts = 0;
+  let earlyCuts = 0;
+  let cutAfter: (() => number | undefined) | undefined;
+  let early = 150;
   const end = (p: Pair) => {
     pairs.delete(p);
+    clearTimeout(p.cut);
     p.down.destroy();
     p.up?.destroy();
   };
@@ -68,6 +84,15 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     accepted++;
     const pair: Pair = { down, up: undefined, holdUp: false };
     pairs.add(pair);
+    const after = cutAfter?.();
+    if (after !== undefined) {
+      pair.cut = setTimeout(() => {
+        if (!pairs.has(pair)) return;
+        cuts++;
+        if (after < early) earlyCuts++;
+        end(pair);
+      }, after);
+    }
     down.on('error', () => end(pair));
     down.on('close', () => end(pair));
     if (proxy.mode === 'refuse') return end(pair);
@@ -99,6 +124,9 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     get cuts() {
       return cuts;
     },
+    get earlyCuts() {
+      return earlyCuts;
+    },
     mode: 'forward',
     retarget: (p) => {
       upstreamPort = p;
@@ -111,6 +139,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     },
     dropAnswers: () => {
       for (const p of pairs) p.holdUp = true;
+    },
+    cutEach: (after, earlyMs = 150) => {
+      cutAfter = after;
+      early = earlyMs;
+      // Stopped: the cuts still pending on open connections are off too.
+      if (!after) for (const p of pairs) clearTimeout(p.cut);
     },
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -21,6 +21,8 @@ export class DaemonChannel {
   private stretch = 1;
   private closed = false;
   private replaced = 0;
+  /** Counts connections that came up: a new value is a new connection, maybe to another daemon. */
+  private connections = 0;
 
   constructor(
     private readonly make: () => BridgeServiceClient,
@@ -37,6 +39,16 @@ export class DaemonChannel {
   /** How many channels were replaced because their connection did not come up in time. */
   get replacements(): number {
     return this.replaced;
+  }
+
+  /**
+   * The connection the channel is on now: a number that changes with every
+   * new connection, or undefined while none is up. What was learnt of the
+   * daemon on one connection holds only while the number stays the same.
+   */
+  connection(): number | undefined {
+    const up = this.client.getChannel().getConnectivityState(false) === connectivityState.READY;
+    return up ? this.connections : undefined;
   }
 
   close(): void {
@@ -65,7 +77,10 @@ export class DaemonChannel {
     if (client !== this.client || this.closed) return;
     clearTimeout(this.stuckTimer);
     this.stuckTimer = undefined;
-    if (state === connectivityState.READY) this.stretch = 1;
+    if (state === connectivityState.READY) {
+      this.stretch = 1;
+      this.connections++;
+    }
     if (state !== connectivityState.CONNECTING) return;
     this.stuckTimer = setTimeout(() => this.replace(client), this.connectMs * this.stretch);
     this.stuckTimer.unref();
