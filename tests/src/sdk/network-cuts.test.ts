@@ -11,6 +11,7 @@
 import type { BridgeClient } from '@agent-bridge/bridgeclient';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  type CutPlan,
   seededRandom,
   startTcpProxy,
   type TcpProxy,
@@ -61,7 +62,20 @@ describe(`${READERS} readers through at least ${MIN_CUTS} random connection cuts
       provider: 'steady',
       repoPath: bridge.daemon.repo,
     });
-    p.cutEach(() => (rand() < 0.5 ? rand() * EARLY_MS : EARLY_MS + rand() * 350), EARLY_MS);
+    // Half the connections cut at a random moment of their first half
+    // second; the other half in the handshakes: at a random moment of the
+    // first 150 ms, or right after the server's TLS flight (reset, closed,
+    // or gone silent: the last is what left grpc-js CONNECTING for good).
+    const plans: (() => CutPlan)[] = [
+      () => ({ afterMs: EARLY_MS + rand() * 350 }),
+      () => ({ afterMs: EARLY_MS + rand() * 350 }),
+      () => ({ afterMs: rand() * EARLY_MS }),
+      () => {
+        const r = rand();
+        return { serverChunks: 1, end: r < 0.5 ? 'cut' : r < 0.75 ? 'close' : 'stall' };
+      },
+    ];
+    p.cutEach(() => plans[Math.floor(rand() * plans.length)]!(), EARLY_MS);
 
     const readers = Array.from({ length: READERS }, (_, i) => {
       const client = throughProxy(p);

@@ -5,15 +5,18 @@ import { connectivityState } from '@grpc/grpc-js';
 const MAX_STRETCH = 4;
 
 /**
- * The generated client of one daemon, replaced whenever its connection
- * attempt does not complete within the connect budget. grpc-js has no
- * such bound: a connection cut after the TLS handshake and before HTTP/2's
- * settings exchange can leave a channel CONNECTING for good, every call
- * waiting for it until its deadline. Here a channel that has been
- * CONNECTING for `connectMs` is closed (its waiting calls fail UNAVAILABLE,
+ * The generated client of one daemon, replaced whenever it has been trying
+ * to connect for longer than the connect budget. grpc-js has no such
+ * bound: a peer that goes silent after the TLS handshake, before HTTP/2's
+ * settings exchange, leaves the connection attempt pending for good, the
+ * channel CONNECTING (or, after an earlier failure, TRANSIENT_FAILURE,
+ * which pick_first keeps while it retries), and every call failing or
+ * waiting until its deadline. Here a channel that has not been READY for
+ * `connectMs` while trying is closed (calls waiting on it fail UNAVAILABLE,
  * which callers retry) and a new one takes its place, on a connection of
- * its own. On a host so busy that honest handshakes take that long, each
- * replacement in a row doubles the budget, up to four times.
+ * its own. On a host so busy that honest handshakes take that long, or
+ * while the daemon is down, each replacement in a row doubles the budget,
+ * up to four times.
  */
 export class DaemonChannel {
   private client: BridgeServiceClient;
@@ -75,18 +78,25 @@ export class DaemonChannel {
 
   private changed(client: BridgeServiceClient, state: connectivityState): void {
     if (client !== this.client || this.closed) return;
+    const trying =
+      state === connectivityState.CONNECTING || state === connectivityState.TRANSIENT_FAILURE;
+    if (trying) {
+      // The budget runs from when it began trying, through every retry since.
+      if (this.stuckTimer) return;
+      this.stuckTimer = setTimeout(() => this.replace(client), this.connectMs * this.stretch);
+      this.stuckTimer.unref();
+      return;
+    }
     clearTimeout(this.stuckTimer);
     this.stuckTimer = undefined;
     if (state === connectivityState.READY) {
       this.stretch = 1;
       this.connections++;
     }
-    if (state !== connectivityState.CONNECTING) return;
-    this.stuckTimer = setTimeout(() => this.replace(client), this.connectMs * this.stretch);
-    this.stuckTimer.unref();
   }
 
   private replace(stuck: BridgeServiceClient): void {
+    this.stuckTimer = undefined;
     if (stuck !== this.client || this.closed) return;
     this.stretch = Math.min(MAX_STRETCH, this.stretch * 2);
     this.replaced++;
