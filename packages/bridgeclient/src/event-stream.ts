@@ -264,18 +264,17 @@ export class EventStream implements AsyncIterable<SessionEvent> {
    * stored cursor and starts acknowledging.
    */
   private async checkInstance(): Promise<void> {
+    const timeoutMs = Math.min(HEALTH_TIMEOUT_MS, this.ctx.reconnectMs);
     const now = (
-      await this.ctx.client
-        .health({ signal: this.signal, timeoutMs: HEALTH_TIMEOUT_MS })
-        .catch((err: unknown) => {
-          // No answer in time is a connection that did not come up: retried like one.
-          if (!(err instanceof DeadlineExceededError)) throw err;
-          throw new UnavailableError(
-            'UNAVAILABLE',
-            `the daemon at ${this.ctx.client.target} did not answer Health within ${HEALTH_TIMEOUT_MS} ms`,
-            { method: 'Health', cause: err },
-          );
-        })
+      await this.ctx.client.health({ signal: this.signal, timeoutMs }).catch((err: unknown) => {
+        // No answer in time is a connection that did not come up: retried like one.
+        if (!(err instanceof DeadlineExceededError)) throw err;
+        throw new UnavailableError(
+          'UNAVAILABLE',
+          `the daemon at ${this.ctx.client.target} did not answer Health within ${timeoutMs} ms`,
+          { method: 'Health', cause: err },
+        );
+      })
     ).serverInstanceId;
     if (this.instanceId !== '') {
       if (now !== this.instanceId) throw this.cursorLost(this.instanceId, now);

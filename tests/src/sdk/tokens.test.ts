@@ -233,7 +233,11 @@ describe('certificate binding', () => {
     // calls carry that token (its channel swapped for one that sends it).
     const sdk = sdkClient(bridge);
     const swapped = connectWithToken(bridge.pki.client, bound!);
-    (sdk as unknown as { raw: BridgeServiceClient }).raw = swapped;
+    (sdk as unknown as { channel: unknown }).channel = {
+      raw: swapped,
+      connection: () => undefined,
+      close: () => swapped.close(),
+    };
     try {
       await rejection(sdk.health(), UnauthenticatedError, 'UNAUTHENTICATED', 'Health');
       await rejection(sdk.listSessions(), UnauthenticatedError, 'UNAUTHENTICATED', 'ListSessions');
