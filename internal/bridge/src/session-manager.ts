@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { InputClosedError, type Provider } from '@agent-bridge/providers';
 import { AllowedPaths } from './allowed-paths.js';
 import { type Audit, noAudit } from './audit.js';
@@ -52,6 +53,12 @@ export interface SessionManagerDeps {
   observer?: EventObserver;
   /** How rings hold events: the daemon passes its wire encoding so each event is encoded once. JSON unless given. */
   codec?: EventCodec;
+  /**
+   * The identity of the history this manager's sessions, events and
+   * cursors belong to. Kept in memory, they begin anew with the process,
+   * so it is new each time unless given. Acknowledgements name it.
+   */
+  historyId?: string;
 }
 
 const MAX_IDEMPOTENCY_KEY_BYTES = 128;
@@ -72,8 +79,11 @@ export class SessionManager {
   private readonly subscriptions: Subscriptions;
   /** Aborted by shutdown: stops the sweeper and refuses new sessions. */
   private readonly closing = new AbortController();
+  /** What every event and cursor here belongs to; see SessionManagerDeps.historyId. */
+  readonly historyId: string;
 
   constructor(private readonly deps: SessionManagerDeps) {
+    this.historyId = deps.historyId ?? randomUUID();
     this.allowed = new AllowedPaths(deps.settings.allowedPaths);
     if (!canPin()) {
       deps.logger.warn(
@@ -350,9 +360,28 @@ export class SessionManager {
     return this.subscriptions.open(this.find(caller, req.sessionId), req, signal, batch);
   }
 
-  ack(caller: Caller, sessionId: string, subscriberId: string, ackSeq: number): number {
+  /**
+   * Moves a subscriber's cursor forward. `historyId` (optional, '' for
+   * none) names the history the acknowledged events were read from: an ack
+   * of another history (a restart came between the read and the ack)
+   * must not move a cursor of this one, whose seqs mean other events.
+   */
+  ack(
+    caller: Caller,
+    sessionId: string,
+    subscriberId: string,
+    ackSeq: number,
+    historyId = '',
+  ): number {
     checkSubscriberId(subscriberId, true);
-    return this.subscriptions.ack(this.find(caller, sessionId), subscriberId, ackSeq);
+    const session = this.find(caller, sessionId);
+    if (historyId !== '' && historyId !== this.historyId) {
+      throw precondition(
+        `history_id ${preview(historyId)} is not this daemon's history ${this.historyId}: the acknowledged events were read from another run of the daemon (or another daemon), so no cursor was moved`,
+        'ack_of_other_history',
+      );
+    }
+    return this.subscriptions.ack(session, subscriberId, ackSeq);
   }
 
   /** Refuses new work, stops every session (graceful, bounded by the grace period) and waits. */

@@ -415,7 +415,14 @@ describe('the documented example bridge.yaml', () => {
     const { readFileSync } = await import('node:fs');
     const text = readFileSync(new URL('../../../bridge.yaml', import.meta.url), 'utf8');
     const c = parseConfig(text, { baseDir: '/etc/bridge' }).config;
-    expect(Object.keys(c.providers)).toEqual(['mock', 'claude', 'codex', 'opencode', 'gemini']);
+    expect(Object.keys(c.providers)).toEqual([
+      'mock',
+      'mock_ask',
+      'claude',
+      'codex',
+      'opencode',
+      'gemini',
+    ]);
     // The claude entry documents every provider key.
     const doc = text.slice(text.indexOf('  claude:'), text.indexOf('  codex:'));
     for (const key of [

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { JwtVerifier } from '@agent-bridge/auth';
 import { type Audit, type SessionManager, systemClock } from '@agent-bridge/bridge';
 import type { BridgeConfig } from '@agent-bridge/config';
@@ -92,7 +91,8 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
     // unread frames) gets its new streams refused instead.
     'grpc-node.max_session_memory': MAX_SESSION_MEMORY_MB,
   });
-  const instanceId = randomUUID();
+  // The daemon's run is its history: in-memory sessions begin anew with it.
+  const instanceId = opts.manager.historyId;
   const connections = new ConnectionIdentities();
   let listener: TlsListener | undefined;
   server.addService(

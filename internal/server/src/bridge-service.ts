@@ -50,6 +50,7 @@ import { authenticate } from './private/authenticate.js';
 import { callRecorder } from './private/call-audit.js';
 import { type CallLimits, spend } from './private/call-limits.js';
 import type { ConnectionIdentities } from './private/connection-identities.js';
+import { historyHeader } from './private/history-header.js';
 import { type PeerCall, peerIdentity } from './private/peer-identity.js';
 import { TokenExpiredDuringStream } from './private/token-expired.js';
 import { toServiceError } from './status-map.js';
@@ -165,6 +166,8 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
           abort.signal,
           batch,
         );
+        // Before any event: which history they belong to, for the reader's acks.
+        call.sendMetadata(historyHeader(manager.historyId));
         record(method, req, peer, caller, undefined);
         timed(method, started, status.OK);
         // A stream lives no longer than the token that opened it.
@@ -295,6 +298,7 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
             req.sessionId,
             req.subscriberId,
             callerSeq(req.ackSeq, 'ack_seq', () => manager.get(caller, req.sessionId)),
+            req.historyId,
           ),
         ),
       }),

@@ -18,7 +18,8 @@ import {
   statusFromWire,
   statusToWire,
 } from './private/convert.js';
-import type { TokenSource } from './private/token-source.js';
+import type { DaemonChannel } from './private/daemon-channel.js';
+import type { Tokens } from './private/token-source.js';
 import { runTask, type TaskOptions } from './run-task.js';
 import type { TaskReport } from './task-report.js';
 import type {
@@ -89,8 +90,8 @@ export class BridgeClient {
   readonly target: string;
   /** The project this client acts for (its tokens' `project_id`). */
   readonly projectId: string;
-  private readonly raw: BridgeServiceClient;
-  private readonly tokens: TokenSource;
+  private readonly channel: DaemonChannel;
+  private readonly tokens: Tokens;
   private readonly backoff: Backoff;
   private readonly callMs: number;
   private readonly reconnectMs: number;
@@ -98,8 +99,8 @@ export class BridgeClient {
   private readonly closing = new AbortController();
 
   constructor(options: BridgeClientOptions) {
-    const { raw, tokens } = openChannel(options);
-    this.raw = raw;
+    const { channel, tokens } = openChannel(options);
+    this.channel = channel;
     this.tokens = tokens;
     this.target = options.target;
     this.projectId = options.jwt.projectId;
@@ -221,16 +222,27 @@ export class BridgeClient {
     return seqFromWire(res.seq);
   }
 
-  /** Records that `subscriberId` has processed everything up to `ackSeq`; returns the stored cursor. */
+  /**
+   * Records that `subscriberId` has processed everything up to `ackSeq`;
+   * returns the stored cursor. `historyId` names the history the events
+   * were read from (an EventStream's `historyId`): the daemon then refuses
+   * the ack (FailedPreconditionError) if it now serves another one, as
+   * after a restart, instead of moving a cursor of the new history.
+   */
   async ackEvents(
     sessionId: string,
     subscriberId: string,
     ackSeq: number,
-    opts: CallOptions = {},
+    opts: CallOptions & { historyId?: string } = {},
   ): Promise<number> {
     const res = await this.unary(
       'ackEvents',
-      { sessionId, subscriberId, ackSeq: seqToWire(ackSeq, 'ackSeq') },
+      {
+        sessionId,
+        subscriberId,
+        ackSeq: seqToWire(ackSeq, 'ackSeq'),
+        historyId: opts.historyId ?? '',
+      },
       opts,
     );
     return seqFromWire(res.ackSeq);
@@ -255,7 +267,19 @@ export class BridgeClient {
     return new EventStream(
       {
         client: this,
-        raw: this.raw,
+        channel: this.channel,
+        sendAck: (key, ackSeq, historyId, opts) =>
+          this.unary(
+            'ackEvents',
+            {
+              sessionId: key.sessionId,
+              subscriberId: key.subscriberId,
+              ackSeq: seqToWire(ackSeq, 'ackSeq'),
+              historyId,
+            },
+            opts,
+            false,
+          ).then((res) => seqFromWire(res.ackSeq)),
         cursors: this.cursors,
         backoff: this.backoff,
         reconnectMs: this.reconnectMs,
@@ -285,7 +309,7 @@ export class BridgeClient {
    */
   close(): void {
     this.closing.abort();
-    this.raw.close();
+    this.channel.close();
   }
 
   /**
@@ -299,13 +323,15 @@ export class BridgeClient {
     retry = true,
   ): Promise<ResponseOf<M>> {
     const deadline = Date.now() + (opts.timeoutMs ?? this.callMs);
-    const invoke = (this.raw[method] as unknown as Invoke).bind(this.raw);
     const rpc = method[0]!.toUpperCase() + method.slice(1);
     for (let attempt = 0; ; attempt++) {
       opts.signal?.throwIfAborted();
       if (this.closing.signal.aborted) {
         throw new BridgeError('CANCELLED', 'the client is closed', { method: rpc });
       }
+      // The channel of this attempt: a stuck one is replaced between attempts.
+      const raw = this.channel.raw;
+      const invoke = (raw[method] as unknown as Invoke).bind(raw);
       try {
         return (await once(rpc, invoke, req, deadline, opts.signal)) as ResponseOf<M>;
       } catch (err) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ describe.each([
   ['memory', () => new MemoryCursorStore()],
   ['file', () => new FileCursorStore(mkdtempSync(join(root, 'store-')))],
 ])('%s cursor store', (_name, make) => {
-  it('keeps one cursor per target, project, session and subscriber', async () => {
+  it('keeps one cursor per project, session and subscriber, whatever address reached it', async () => {
     const store = make();
     await store.save(key(), { ackSeq: 7, instanceId: 'i1' });
     await store.save(key({ subscriberId: 'cp-2' }), { ackSeq: 3, instanceId: 'i1' });
@@ -28,7 +29,12 @@ describe.each([
       ackSeq: 3,
       instanceId: 'i1',
     });
-    for (const other of [{ target: 'h:1' }, { projectId: 'beta' }, { sessionId: 'x' }]) {
+    // The same daemon through a proxy, a load balancer or another name.
+    expect(await store.load(key({ target: 'localhost:9445' }))).toEqual({
+      ackSeq: 7,
+      instanceId: 'i1',
+    });
+    for (const other of [{ projectId: 'beta' }, { sessionId: 'x' }]) {
       expect(await store.load(key(other))).toBeUndefined();
     }
     await store.save(key(), { ackSeq: 9, instanceId: 'i1' });
@@ -39,6 +45,31 @@ describe.each([
 });
 
 describe('FileCursorStore', () => {
+  it('finds a cursor an older version saved under the address it used, and deletes it with the key', async () => {
+    const dir = mkdtempSync(join(root, 'legacy-'));
+    const legacy = JSON.stringify([
+      key().target,
+      key().projectId,
+      key().sessionId,
+      key().subscriberId,
+    ]);
+    const file = join(dir, `${createHash('sha256').update(legacy).digest('hex')}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify({ key: JSON.parse(legacy), cursor: { ackSeq: 5, instanceId: 'i0' } }),
+    );
+    const store = new FileCursorStore(dir);
+    expect(await store.load(key())).toEqual({ ackSeq: 5, instanceId: 'i0' });
+    await store.save(key(), { ackSeq: 6, instanceId: 'i0' });
+    expect(await store.load(key({ target: 'elsewhere:1' }))).toEqual({
+      ackSeq: 6,
+      instanceId: 'i0',
+    });
+    await store.delete(key());
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await store.load(key())).toBeUndefined();
+  });
+
   it('writes whole files only (0600, in a 0700 directory), readable by a new store on the same directory', async () => {
     const dir = join(root, 'fresh', 'cursors');
     await new FileCursorStore(dir).save(key(), { ackSeq: 42, instanceId: 'i9' });

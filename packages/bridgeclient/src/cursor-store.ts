@@ -2,26 +2,38 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** Whose cursor: one subscriber of one session of one project on one daemon. */
+/**
+ * Whose cursor: one subscriber of one session of one project. A session id
+ * names one session wherever it is reached, so the built-in stores key by
+ * project, session and subscriber only: the same daemon reached by another
+ * address (a proxy, a load balancer, `localhost` or an IP) finds its
+ * cursor, and the history id stored with it tells whether the daemon that
+ * answers now still serves the history it was taken in.
+ */
 export interface CursorKey {
+  /** The address the stream used (for stores that want to show it; not part of the identity). */
   target: string;
   projectId: string;
   sessionId: string;
   subscriberId: string;
 }
 
-/** How far a subscriber has processed a session, and on which run of the daemon. */
+/** How far a subscriber has processed a session, and in which history. */
 export interface Cursor {
   /** Every event with seq <= ackSeq has been processed. */
   ackSeq: number;
-  /** The daemon's `server_instance_id` when the cursor was taken. */
+  /**
+   * The history the events were read from: the daemon's
+   * `server_instance_id` (new at each daemon start) when it was taken.
+   */
   instanceId: string;
 }
 
 /**
  * Where event streams keep their subscribers' cursors, so a control plane
  * that restarts resumes where it left off. Implementations must be safe to
- * call concurrently for different keys.
+ * call concurrently for different keys, and should key by project, session
+ * and subscriber (see CursorKey).
  */
 export interface CursorStore {
   load(key: CursorKey): Promise<Cursor | undefined>;
@@ -29,7 +41,11 @@ export interface CursorStore {
   delete(key: CursorKey): Promise<void>;
 }
 
-const id = (k: CursorKey) => JSON.stringify([k.target, k.projectId, k.sessionId, k.subscriberId]);
+const id = (k: CursorKey) => JSON.stringify([k.projectId, k.sessionId, k.subscriberId]);
+
+/** The key of files written before cursors stopped being keyed by address. */
+const legacyId = (k: CursorKey) =>
+  JSON.stringify([k.target, k.projectId, k.sessionId, k.subscriberId]);
 
 /** Cursors in this process's memory: they survive reconnects, not restarts. The default. */
 export class MemoryCursorStore implements CursorStore {
@@ -63,32 +79,8 @@ export class FileCursorStore implements CursorStore {
   constructor(private readonly dir: string) {}
 
   async load(key: CursorKey): Promise<Cursor | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.file(key), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    let stored: { key?: unknown; cursor?: Partial<Cursor> };
-    try {
-      stored = JSON.parse(text);
-    } catch {
-      throw new Error(
-        `cursor file ${this.file(key)} is corrupt (not JSON): delete it to start over`,
-      );
-    }
-    const c = stored?.cursor;
-    if (
-      JSON.stringify(stored.key) !== id(key) ||
-      !Number.isSafeInteger(c?.ackSeq) ||
-      typeof c?.instanceId !== 'string'
-    ) {
-      throw new Error(
-        `cursor file ${this.file(key)} is not a cursor for this key: delete it to start over`,
-      );
-    }
-    return { ackSeq: c.ackSeq as number, instanceId: c.instanceId };
+    // A cursor saved by an older version, under the address it used, is still found.
+    return (await this.read(key, id)) ?? (await this.read(key, legacyId));
   }
 
   async save(key: CursorKey, cursor: Cursor): Promise<void> {
@@ -115,9 +107,36 @@ export class FileCursorStore implements CursorStore {
 
   async delete(key: CursorKey): Promise<void> {
     await rm(this.file(key), { force: true });
+    await rm(this.file(key, legacyId), { force: true });
   }
 
-  private file(key: CursorKey): string {
-    return join(this.dir, `${createHash('sha256').update(id(key)).digest('hex')}.json`);
+  private async read(key: CursorKey, keyId: (k: CursorKey) => string): Promise<Cursor | undefined> {
+    const file = this.file(key, keyId);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    let stored: { key?: unknown; cursor?: Partial<Cursor> };
+    try {
+      stored = JSON.parse(text);
+    } catch {
+      throw new Error(`cursor file ${file} is corrupt (not JSON): delete it to start over`);
+    }
+    const c = stored?.cursor;
+    if (
+      JSON.stringify(stored.key) !== keyId(key) ||
+      !Number.isSafeInteger(c?.ackSeq) ||
+      typeof c?.instanceId !== 'string'
+    ) {
+      throw new Error(`cursor file ${file} is not a cursor for this key: delete it to start over`);
+    }
+    return { ackSeq: c.ackSeq as number, instanceId: c.instanceId };
+  }
+
+  private file(key: CursorKey, keyId: (k: CursorKey) => string = id): string {
+    return join(this.dir, `${createHash('sha256').update(keyId(key)).digest('hex')}.json`);
   }
 }

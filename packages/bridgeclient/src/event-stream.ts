@@ -3,12 +3,13 @@ import type {
   SessionEvent as ProtoEvent,
   StreamEventsRequest,
 } from '@agent-bridge/proto';
-import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
-import { Acker, type AckingClient } from './acker.js';
+import type { ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
+import { type AckContext, Acker } from './acker.js';
 import type { CursorKey, CursorStore } from './cursor-store.js';
 import {
   BridgeError,
   CursorLostError,
+  DeadlineExceededError,
   fromServiceError,
   NotFoundError,
   UnavailableError,
@@ -42,16 +43,20 @@ export interface EventStreamOptions {
 }
 
 /** The client calls an EventStream makes. */
-interface StreamClient extends AckingClient {
+interface StreamClient {
   readonly target: string;
   readonly projectId: string;
   health(opts: CallOptions): Promise<Health>;
 }
 
 /** What an EventStream needs from its client. */
-export interface StreamContext {
+export interface StreamContext extends Pick<AckContext, 'sendAck'> {
   client: StreamClient;
-  raw: BridgeServiceClient;
+  /**
+   * The daemon's channel: its client is taken afresh for each connection,
+   * and `connection()` tells which connection it is on (see DaemonChannel).
+   */
+  channel: { readonly raw: BridgeServiceClient; connection(): number | undefined };
   cursors: CursorStore;
   backoff: Backoff;
   reconnectMs: number;
@@ -63,6 +68,12 @@ export interface StreamContext {
 
 /** The daemon's trailer on a stream it ended because the token that opened it expired. */
 const AUTH_EXPIRED_TRAILER = 'bridge-auth-expired';
+
+/** The daemon's header naming the history a stream's events belong to. */
+const HISTORY_HEADER = 'bridge-history-id';
+
+/** How long the Health call that checks the daemon's history may take, per connection. */
+const HEALTH_TIMEOUT_MS = 10_000;
 
 /** Fresh-token resumes in a row with no event between them before the stream gives up. */
 const MAX_REAUTH_STREAK = 3;
@@ -100,6 +111,8 @@ export class EventStream implements AsyncIterable<SessionEvent> {
   private readonly signal: AbortSignal;
   private used = false;
   private ack: Acker | undefined;
+  /** The connection on which the daemon's history was last checked (its stream's header). */
+  private checked: number | undefined;
 
   constructor(
     private readonly ctx: StreamContext,
@@ -120,6 +133,15 @@ export class EventStream implements AsyncIterable<SessionEvent> {
   /** The seq of the last event the loop finished processing; undefined before the first. */
   get processedSeq(): number | undefined {
     return this.processed;
+  }
+
+  /**
+   * The history the events came from (the daemon's server instance id
+   * today); '' before the first connection. Pass it to `ackEvents` when
+   * acknowledging by hand.
+   */
+  get historyId(): string {
+    return this.instanceId;
   }
 
   /** Ends the iteration after the event being processed (if any); what was processed is acknowledged. */
@@ -192,8 +214,16 @@ export class EventStream implements AsyncIterable<SessionEvent> {
     try {
       await this.checkInstance();
       reachable = true;
-      reader = this.open();
+      const opened = this.open();
+      reader = opened.reader;
       for await (const events of messages(reader, this.opts.batch ?? true)) {
+        // Its header came before any event: they must be of the history acked so far.
+        const history = opened.history();
+        if (history !== undefined && history !== this.instanceId) {
+          throw this.cursorLost(this.instanceId, history);
+        }
+        // A daemon too old to send the header: the connection that delivers is checked.
+        if (history === undefined && !delivered) this.checked = this.ctx.channel.connection();
         delivered = true;
         for (const event of events) {
           // A resume may repeat what this reader already got: never twice.
@@ -209,6 +239,7 @@ export class EventStream implements AsyncIterable<SessionEvent> {
       // The daemon completes a stream only after the session's end.
       return 'done';
     } catch (err) {
+      if (err instanceof CursorLostError) throw err;
       if (this.ended()) return 'done';
       const tokenExpired = isAuthExpiry(err);
       const failed = toBridgeError(err, this.method());
@@ -233,8 +264,18 @@ export class EventStream implements AsyncIterable<SessionEvent> {
    * stored cursor and starts acknowledging.
    */
   private async checkInstance(): Promise<void> {
-    const now = (await this.ctx.client.health({ signal: this.signal, timeoutMs: 10_000 }))
-      .serverInstanceId;
+    const timeoutMs = Math.min(HEALTH_TIMEOUT_MS, this.ctx.reconnectMs);
+    const now = (
+      await this.ctx.client.health({ signal: this.signal, timeoutMs }).catch((err: unknown) => {
+        // No answer in time is a connection that did not come up: retried like one.
+        if (!(err instanceof DeadlineExceededError)) throw err;
+        throw new UnavailableError(
+          'UNAVAILABLE',
+          `the daemon at ${this.ctx.client.target} did not answer Health within ${timeoutMs} ms`,
+          { method: 'Health', cause: err },
+        );
+      })
+    ).serverInstanceId;
     if (this.instanceId !== '') {
       if (now !== this.instanceId) throw this.cursorLost(this.instanceId, now);
       return;
@@ -249,27 +290,42 @@ export class EventStream implements AsyncIterable<SessionEvent> {
     this.processed = this.opts.afterSeq ?? stored?.ackSeq;
     if (key) {
       const floor = stored?.instanceId === now ? stored.ackSeq : 0;
-      this.ack = new Acker(this.ctx, key, now, floor);
+      const ackContext: AckContext = {
+        sendAck: this.ctx.sendAck,
+        cursors: this.ctx.cursors,
+        onCheckedConnection: () =>
+          this.checked !== undefined && this.ctx.channel.connection() === this.checked,
+      };
+      this.ack = new Acker(ackContext, key, now, floor);
     }
   }
 
-  private open(): Reader {
+  /** Opens the stream; `history()` is what its header said (undefined from a daemon that sends none). */
+  private open(): { reader: Reader; history(): string | undefined } {
     const req: StreamEventsRequest = {
       sessionId: this.sessionId,
       afterSeq: this.processed === undefined ? undefined : seqToWire(this.processed, 'afterSeq'),
       subscriberId: this.opts.subscriberId ?? '',
     };
-    const reader =
-      (this.opts.batch ?? true)
-        ? this.ctx.raw.streamEventBatches(req)
-        : this.ctx.raw.streamEvents(req);
+    const raw = this.ctx.channel.raw;
+    const reader = (this.opts.batch ?? true) ? raw.streamEventBatches(req) : raw.streamEvents(req);
+    let history: string | undefined;
+    reader.once('metadata', (md: Metadata) => {
+      const value = md.get(HISTORY_HEADER)[0];
+      if (typeof value !== 'string') return;
+      history = value;
+      // Acknowledgements may go out on this connection, and only on it.
+      this.checked = value === this.instanceId ? this.ctx.channel.connection() : undefined;
+    });
     const onAbort = () => reader.cancel();
     this.signal.addEventListener('abort', onAbort, { once: true });
     reader.on('close', () => this.signal.removeEventListener('abort', onAbort));
-    return reader;
+    return { reader, history: () => history };
   }
 
+  /** The daemon serves another history: nothing more is acknowledged, and the loop fails. */
   private cursorLost(before: string, now: string): CursorLostError {
+    this.ack?.retire();
     return new CursorLostError(
       `the daemon at ${this.ctx.client.target} restarted: session ${this.sessionId}, its events and cursors are gone`,
       before,

@@ -32,10 +32,12 @@ export {
 export type {
   BridgeClientOptions,
   CallOptions,
+  JwtFunctionOptions,
   JwtOptions,
   MtlsOptions,
   PemSource,
   RetryOptions,
+  TokenFunction,
 } from './options.js';
 export {
   awaitsAnswer,

@@ -37,6 +37,27 @@ export interface JwtOptions {
   keyId?: string;
 }
 
+/**
+ * Returns a bearer token for the daemon: a JWT (compact JWS) with `exp`,
+ * for this client's project, bound to its certificate if the daemon
+ * requires it (`cnf.x5t#S256`). `renew` is true when the daemon ended a
+ * stream because the previous token expired: return a newer one.
+ */
+export type TokenFunction = (ctx: { renew: boolean }) => Promise<string>;
+
+/** Tokens minted elsewhere (a KMS, another service) instead of with a local key. */
+export interface JwtFunctionOptions {
+  /**
+   * Called when the client has no token, when the one it has has a quarter
+   * of its lifetime left (read from its `iat` and `exp`), and after the
+   * daemon ended a stream for an expired token. Concurrent calls share one
+   * call of it. A failure fails the call that needed the token.
+   */
+  token: TokenFunction;
+  /** `project_id` of those tokens: the project this client acts for. */
+  projectId: string;
+}
+
 export interface RetryOptions {
   /**
    * Attempts per call, the first included, all within the call's deadline.
@@ -54,13 +75,22 @@ export interface BridgeClientOptions {
   /** The daemon's address, "host:port". */
   target: string;
   mtls: MtlsOptions;
-  jwt: JwtOptions;
+  /** The tokens: signed here with a key (`JwtOptions`), or from a function of yours. */
+  jwt: JwtOptions | JwtFunctionOptions;
   retry?: RetryOptions;
   /** HTTP/2 keepalive pings on open calls. Default every 30 s, dead after 10 s without an answer. */
   keepalive?: { timeMs?: number; timeoutMs?: number };
   timeouts?: {
     /** Deadline of a call (all its retries included) when the call sets none. Default 30 s. */
     callMs?: number;
+    /**
+     * How long one connection attempt (TCP, the TLS handshake and HTTP/2's
+     * settings exchange) may take before the client drops that channel and
+     * opens a new one; calls waiting for it fail over to the new one.
+     * Default 10 s (doubled after each attempt in a row that ran out, up to
+     * 40 s, for a host too busy to finish a handshake sooner).
+     */
+    connectMs?: number;
     /**
      * How long an event stream keeps reconnecting while every attempt
      * fails, before it gives up with the last error. Default 60 s.

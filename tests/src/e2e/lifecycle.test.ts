@@ -79,6 +79,7 @@ describe('session lifecycle through every RPC (mock agent, real mTLS + JWT)', ()
       sessionId,
       subscriberId: 'cp-1',
       ackSeq: sent.seq,
+      historyId: '',
     });
     expect(acked.ackSeq).toBe(sent.seq);
 

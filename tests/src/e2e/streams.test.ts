@@ -62,6 +62,7 @@ describe('replay, live tail and resume', () => {
       sessionId: id,
       subscriberId: 'cp-a',
       ackSeq: BigInt(lastSeen),
+      historyId: '',
     });
     expect(Number(ack.ackSeq)).toBe(lastSeen);
     const byCursor = await collect(
@@ -74,6 +75,7 @@ describe('replay, live tail and resume', () => {
       sessionId: id,
       subscriberId: 'cp-a',
       ackSeq: 1n,
+      historyId: '',
     });
     expect(Number(back.ackSeq)).toBe(lastSeen);
     // An explicit after_seq beats the cursor.
@@ -98,7 +100,12 @@ describe('replay, live tail and resume', () => {
     expect(r.error?.code).toBe(status.OUT_OF_RANGE);
     expect(
       await codeOf(
-        bridge.call((c) => c.ackEvents, { sessionId: id, subscriberId: 'x', ackSeq: beyond }),
+        bridge.call((c) => c.ackEvents, {
+          sessionId: id,
+          subscriberId: 'x',
+          ackSeq: beyond,
+          historyId: '',
+        }),
       ),
     ).toBe(status.OUT_OF_RANGE);
     expect(
@@ -107,6 +114,7 @@ describe('replay, live tail and resume', () => {
           sessionId: id,
           subscriberId: 'x',
           ackSeq: 2n ** 64n - 1n,
+          historyId: '',
         }),
       ),
     ).toBe(status.OUT_OF_RANGE);
@@ -133,7 +141,12 @@ describe('overflow', () => {
     expect(Number(overflow?.seq)).toBe(oldest - 1);
     expect(seqs(rest)).toEqual(contiguous(oldest, RING));
     // The same through a resumed subscriber cursor that fell behind.
-    await bridge.call((c) => c.ackEvents, { sessionId: id, subscriberId: 'slow', ackSeq: 3n });
+    await bridge.call((c) => c.ackEvents, {
+      sessionId: id,
+      subscriberId: 'slow',
+      ackSeq: 3n,
+      historyId: '',
+    });
     const c2 = await collect(
       bridge.stream({ sessionId: id, subscriberId: 'slow' }),
       (_e, all) => all.length === 2,

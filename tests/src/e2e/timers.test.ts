@@ -62,7 +62,12 @@ describe('session timers', () => {
     const keeper = watchEvents(bridge.stream({ sessionId }));
     await keeper.until('the anonymous reader to be reading', (all) => all.length > 0);
     await bridge.call((c) => c.sendInput, { sessionId, text: 'x', idempotencyKey: '' });
-    await bridge.call((c) => c.ackEvents, { sessionId, subscriberId: 'cp', ackSeq: 2n });
+    await bridge.call((c) => c.ackEvents, {
+      sessionId,
+      subscriberId: 'cp',
+      ackSeq: 2n,
+      historyId: '',
+    });
     const resumed = await collect(bridge.stream({ sessionId, subscriberId: 'cp' }), () => true);
     expect(Number(resumed.events[0]?.seq)).toBe(3);
     // The cursor was last touched when that reader closed.

@@ -81,6 +81,7 @@ describe('examples', () => {
       sessionId,
       subscriberId: 'minimal-control-plane',
       ackSeq: 0n,
+      historyId: '',
     });
     expect(cursor.ackSeq).toBe(BigInt(lastSeq));
   }, 60_000);

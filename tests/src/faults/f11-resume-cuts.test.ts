@@ -114,6 +114,7 @@ describe('F11 200 cuts of a subscriber while the agent produces', () => {
             sessionId,
             subscriberId: SUBSCRIBER,
             ackSeq: BigInt(target),
+            historyId: '',
           });
           expect(Number(ack.ackSeq), `seed ${seed}: the cursor after acking ${target}`).toBe(
             target,
@@ -256,7 +257,12 @@ describe('F11 after_seq below the oldest retained event', () => {
     const sessionId = await linesStored();
     const { lastSeq } = await bridge.call((c) => c.getSession, { sessionId });
     const ack = (ackSeq: bigint) =>
-      bridge.call((c) => c.ackEvents, { sessionId, subscriberId: 'f11-ack', ackSeq });
+      bridge.call((c) => c.ackEvents, {
+        sessionId,
+        subscriberId: 'f11-ack',
+        ackSeq,
+        historyId: '',
+      });
     expect((await ack(3n)).ackSeq).toBe(3n);
     const huge = 2n ** 60n;
     const err = await ack(huge).then(

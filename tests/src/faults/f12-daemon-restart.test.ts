@@ -23,6 +23,7 @@ describe('F12 a daemon restart', () => {
         sessionId: s.sessionId,
         subscriberId: 'cp',
         ackSeq: seen,
+        historyId: '',
       });
       const oldInstance = (await before.call((c) => c.health, {})).serverInstanceId;
       expect(await before.daemon.stop()).toBe(0);
@@ -46,7 +47,12 @@ describe('F12 a daemon restart', () => {
       }
       const unary = [
         after.call((c) => c.getSession, { sessionId }),
-        after.call((c) => c.ackEvents, { sessionId, subscriberId: 'cp', ackSeq: seen }),
+        after.call((c) => c.ackEvents, {
+          sessionId,
+          subscriberId: 'cp',
+          ackSeq: seen,
+          historyId: '',
+        }),
         after.call((c) => c.sendInput, { sessionId, text: 'two', idempotencyKey: '' }),
         after.call((c) => c.stopSession, { sessionId, force: false }),
       ];

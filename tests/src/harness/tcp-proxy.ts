@@ -8,12 +8,34 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  */
 export type ProxyMode = 'forward' | 'stall' | 'refuse';
 
+/**
+ * How `cutEach` ends one connection:
+ * - `{ afterMs }`: both sockets destroyed that long after the accept;
+ * - `{ serverChunks, end: 'cut' }`: the target's first `serverChunks`
+ *   writes reach the client (with TLS 1.3, the first is the server's whole
+ *   handshake flight), and both sockets are destroyed when its next write
+ *   arrives, unforwarded: a cut after the TLS handshake and before HTTP/2's
+ *   settings exchange;
+ * - `{ serverChunks, end: 'close' }`: the same, but the client's side is
+ *   closed cleanly (FIN) rather than reset;
+ * - `{ serverChunks, end: 'stall' }`: the same, but the connection stays
+ *   open and everything the target writes afterwards is dropped: a peer
+ *   that went silent in mid-handshake.
+ */
+export type CutPlan =
+  | { afterMs: number }
+  | { serverChunks: number; end: 'cut' | 'close' | 'stall' };
+
 /** A connection through the proxy: the accepted socket and, when forwarding, the upstream one. */
 interface Pair {
   down: Socket;
   up: Socket | undefined;
   /** While true, bytes from the target are dropped instead of reaching the client. */
   holdUp: boolean;
+  /** The timer of its `cutEach` cut. */
+  cut?: NodeJS.Timeout;
+  /** A cut or stall planned at the target's n-th write. */
+  serverChunks?: { serverChunks: number; end: 'cut' | 'close' | 'stall'; seen: number };
 }
 
 /**
@@ -31,8 +53,13 @@ export interface TcpProxy {
   readonly accepted: number;
   /** Connections open now. */
   readonly open: number;
-  /** Connections cut by `cutAll` so far. */
+  /** Connections cut by `cutAll` or `cutEach` so far. */
   readonly cuts: number;
+  /**
+   * Of those, the ones `cutEach` cut in the handshakes: within `early` ms of
+   * their accept, or by the target's write count; and the stalls.
+   */
+  readonly earlyCuts: number;
   /** How new connections are handled from now on; open ones are left as they are. */
   mode: ProxyMode;
   /** Forward new connections to this port on 127.0.0.1 from now on. */
@@ -49,6 +76,13 @@ export interface TcpProxy {
    * forward normally).
    */
   dropAnswers(): void;
+  /**
+   * From now on, each new connection is ended as `plan()` says (see
+   * CutPlan); undefined leaves it alone. Cuts within `early` ms of the
+   * accept (the TLS and HTTP/2 handshakes, on loopback) are counted apart.
+   * `cutEach(undefined)` stops it, and the time cuts still pending.
+   */
+  cutEach(plan: (() => CutPlan | undefined) | undefined, early?: number): void;
   /** Stops listening and cuts every connection. */
   close(): Promise<void>;
 }
@@ -59,8 +93,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   let upstreamPort = targetPort;
   let accepted = 0;
   let cuts = 0;
+  let earlyCuts = 0;
+  let cutPlan: (() => CutPlan | undefined) | undefined;
+  let early = 150;
   const end = (p: Pair) => {
     pairs.delete(p);
+    clearTimeout(p.cut);
     p.down.destroy();
     p.up?.destroy();
   };
@@ -68,6 +106,16 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     accepted++;
     const pair: Pair = { down, up: undefined, holdUp: false };
     pairs.add(pair);
+    const plan = cutPlan?.();
+    if (plan && 'afterMs' in plan) {
+      pair.cut = setTimeout(() => {
+        if (!pairs.has(pair)) return;
+        cuts++;
+        if (plan.afterMs < early) earlyCuts++;
+        end(pair);
+      }, plan.afterMs);
+    }
+    if (plan && 'serverChunks' in plan) pair.serverChunks = { ...plan, seen: 0 };
     down.on('error', () => end(pair));
     down.on('close', () => end(pair));
     if (proxy.mode === 'refuse') return end(pair);
@@ -80,7 +128,26 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     up.on('error', () => end(pair));
     up.on('close', () => end(pair));
     copy(down, up, () => false);
-    copy(up, down, () => pair.holdUp);
+    copy(up, down, () => {
+      const plan = pair.serverChunks;
+      if (plan && ++plan.seen > plan.serverChunks) {
+        pair.serverChunks = undefined;
+        earlyCuts++;
+        if (plan.end === 'cut') {
+          cuts++;
+          end(pair);
+        } else if (plan.end === 'close') {
+          // A clean close towards the client (FIN), as a peer or middlebox that shuts down.
+          cuts++;
+          pair.holdUp = true;
+          pair.up?.destroy();
+          pair.down.end();
+        } else {
+          pair.holdUp = true;
+        }
+      }
+      return pair.holdUp;
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -99,6 +166,9 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     get cuts() {
       return cuts;
     },
+    get earlyCuts() {
+      return earlyCuts;
+    },
     mode: 'forward',
     retarget: (p) => {
       upstreamPort = p;
@@ -111,6 +181,17 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     },
     dropAnswers: () => {
       for (const p of pairs) p.holdUp = true;
+    },
+    cutEach: (plan, earlyMs = 150) => {
+      cutPlan = plan;
+      early = earlyMs;
+      // Stopped: the cuts still pending on open connections are off too.
+      if (!plan) {
+        for (const p of pairs) {
+          clearTimeout(p.cut);
+          p.serverChunks = undefined;
+        }
+      }
     },
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -22,8 +22,20 @@ describe('the example bridge.yaml', () => {
       baseDir: REPO_ROOT,
     });
     const providers = createProviders(config.providers, host);
-    expect([...providers.keys()]).toEqual(['mock', 'claude', 'codex', 'opencode', 'gemini']);
+    expect([...providers.keys()]).toEqual([
+      'mock',
+      'mock_ask',
+      'claude',
+      'codex',
+      'opencode',
+      'gemini',
+    ]);
     expect(providers.get('mock')).toBeInstanceOf(MockProvider);
+    expect(providers.get('mock_ask')).toBeInstanceOf(MockProvider);
+    expect(config.providers.mock_ask).toMatchObject({
+      permissions: 'ask',
+      permissionTimeoutMs: 120_000,
+    });
     expect(providers.get('claude')).toBeInstanceOf(ClaudeProvider);
     expect(providers.get('codex')).toBeInstanceOf(CodexProvider);
     expect((providers.get('opencode') as AcpProvider).flavour).toBe('opencode');

@@ -90,10 +90,20 @@ describe('deadlines', () => {
       'DEADLINE_EXCEEDED',
       'GetSession',
     );
-    // An event stream starts with a call bounded by the client's deadline too.
-    const err = await iterationError(short.events(randomUUID()));
-    expect(err).toBeInstanceOf(DeadlineExceededError);
-    expect(stalled.accepted).toBeGreaterThan(0);
+    // An event stream treats a daemon that never answers as one it cannot
+    // reach: it keeps trying (each connection attempt cut off at connectMs)
+    // for its reconnect budget, then fails with UnavailableError.
+    const streaming = sdkClient(bridge, {
+      target: stalled.target,
+      timeouts: { connectMs: 200, reconnectMs: 1000 },
+      retry: { initialDelayMs: 20, maxDelayMs: 50 },
+    });
+    const accepted = stalled.accepted;
+    const err = await iterationError(streaming.events(randomUUID()));
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect((err as Error).message).toMatch(/^Health: /);
+    // More than one connection was tried: stuck attempts were given up.
+    expect(stalled.accepted).toBeGreaterThan(accepted + 1);
   });
 
   it('a daemon that refuses every connection: UnavailableError once the retries are spent', async () => {

@@ -30,13 +30,17 @@ export function clientOptions(
       serverName: 'localhost',
     },
     ...rest,
-    jwt: {
-      privateKey: bridge.pki.issuers.control.privatePem,
-      issuer: 'control',
-      subject: 'sdk-test',
-      projectId: 'alpha',
-      ...jwt,
-    },
+    // A token function is used as given; otherwise the test issuer's key signs.
+    jwt:
+      jwt && 'token' in jwt && jwt.token
+        ? (jwt as BridgeClientOptions['jwt'])
+        : {
+            privateKey: bridge.pki.issuers.control.privatePem,
+            issuer: 'control',
+            subject: 'sdk-test',
+            projectId: 'alpha',
+            ...jwt,
+          },
   };
 }
 

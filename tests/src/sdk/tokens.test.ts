@@ -24,7 +24,7 @@ import {
 import { credentials, type Metadata, Server, ServerCredentials } from '@grpc/grpc-js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bearer, call, codeOf, connect, status, useDaemon } from '../harness/index.js';
+import { bearer, call, codeOf, connect, mintToken, status, useDaemon } from '../harness/index.js';
 import { type clientOptions, closeClients, range, rejection, sdkClient } from './helpers.js';
 
 // No clock skew allowed: a token is refused the moment it expires, so a
@@ -144,6 +144,76 @@ describe('tokens', () => {
   });
 });
 
+describe('a token function (tokens minted elsewhere)', () => {
+  it('keeps a client working through a stream that outlives its tokens, asking again with renew after an expiry', {
+    timeout: 60_000,
+  }, async () => {
+    const asked: boolean[] = [];
+    // A KMS stand-in: 4 s tokens for the test project, bound to the client certificate.
+    const token = async ({ renew }: { renew: boolean }) => {
+      asked.push(renew);
+      return mintToken({
+        privatePem: bridge.pki.issuers.control.privatePem,
+        sub: 'sdk-hook',
+        project: 'alpha',
+        ttl: 4,
+        bindCertPem: bridge.pki.client.certPem,
+      });
+    };
+    const c = sdkClient(bridge, { jwt: { token, projectId: 'alpha' } });
+    expect(c.projectId).toBe('alpha');
+    const mark = bridge.daemon.audit.mark();
+    const { sessionId } = await c.startSession({ provider: 'mock', repoPath: bridge.daemon.repo });
+    const began = Date.now();
+    await c.sendInput(sessionId, 'slow turn 1');
+    let turns = 1;
+    const seqs: number[] = [];
+    for await (const e of c.events(sessionId, { subscriberId: 'hook', ackEvery: 5 })) {
+      seqs.push(e.seq);
+      if (e.type !== 'TURN_COMPLETED') continue;
+      if (Date.now() - began < 14_000) await c.sendInput(sessionId, `slow turn ${++turns}`);
+      else await c.stopSession(sessionId);
+    }
+    const last = seqs.at(-1)!;
+    expect(seqs).toEqual(range(1, last));
+    expect(await c.ackEvents(sessionId, 'hook', 0)).toBe(last);
+    // Asked again and again as tokens neared their end, and with renew after
+    // the daemon ended a stream for an expired token.
+    expect(asked.length).toBeGreaterThanOrEqual(4);
+    expect(asked[0]).toBe(false);
+    const mine = bridge.daemon.audit
+      .since(mark)
+      .filter((r) => r.kind === 'call' && r.sub === 'sdk-hook');
+    const refused = mine.filter((r) => r.outcome !== 'allow');
+    expect(refused.filter((r) => r.reason !== 'token_expired')).toEqual([]);
+    expect(asked.filter(Boolean)).toHaveLength(refused.length);
+  });
+
+  it('a function that returns no JWT, or fails, fails the call saying so', async () => {
+    const notJwt = sdkClient(bridge, {
+      jwt: { token: async () => 'not-a-jwt', projectId: 'alpha' },
+      timeouts: { callMs: 2000 },
+    });
+    const err = await notJwt.health().catch((e: unknown) => e);
+    expect((err as Error).message).toContain(
+      'jwt.token: the token function must return a JWT (a compact JWS) with an exp claim',
+    );
+    const failing = sdkClient(bridge, {
+      jwt: {
+        token: async () => {
+          throw new Error('kms unreachable');
+        },
+        projectId: 'alpha',
+      },
+      timeouts: { callMs: 2000 },
+    });
+    const err2 = await failing.health().catch((e: unknown) => e);
+    expect((err2 as Error).message).toContain(
+      'jwt.token: the token function failed: kms unreachable',
+    );
+  });
+});
+
 describe('certificate binding', () => {
   it('a token bound to another certificate is refused: UNAUTHENTICATED, UnauthenticatedError in the SDK', async () => {
     const other = bridge.pki.otherClient;
@@ -163,7 +233,11 @@ describe('certificate binding', () => {
     // calls carry that token (its channel swapped for one that sends it).
     const sdk = sdkClient(bridge);
     const swapped = connectWithToken(bridge.pki.client, bound!);
-    (sdk as unknown as { raw: BridgeServiceClient }).raw = swapped;
+    (sdk as unknown as { channel: unknown }).channel = {
+      raw: swapped,
+      connection: () => undefined,
+      close: () => swapped.close(),
+    };
     try {
       await rejection(sdk.health(), UnauthenticatedError, 'UNAUTHENTICATED', 'Health');
       await rejection(sdk.listSessions(), UnauthenticatedError, 'UNAUTHENTICATED', 'ListSessions');

@@ -95,7 +95,14 @@ const rpcs: Rpc[] = [
     'AckEvents',
     'AckEvents',
     (c, id, md) =>
-      outcome(call(c, (x) => x.ackEvents, { sessionId: id, subscriberId: 'spy', ackSeq: 2n }, md)),
+      outcome(
+        call(
+          c,
+          (x) => x.ackEvents,
+          { sessionId: id, subscriberId: 'spy', ackSeq: 2n, historyId: '' },
+          md,
+        ),
+      ),
   ],
   [
     'RespondPermission',
@@ -195,7 +202,7 @@ describe('another project’s session is indistinguishable from a missing one', 
     const acked = await call(
       w.client,
       (c) => c.ackEvents,
-      { sessionId: betaSession, subscriberId: 'spy', ackSeq: 1n },
+      { sessionId: betaSession, subscriberId: 'spy', ackSeq: 1n, historyId: '' },
       mdB,
     );
     expect(acked.ackSeq).toBe(1n);

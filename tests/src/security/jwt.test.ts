@@ -427,7 +427,12 @@ describe('every RPC requires a bearer token', () => {
     [
       'AckEvents',
       (c, md) =>
-        call(c, (x) => x.ackEvents, { sessionId: sid(), subscriberId: 'a', ackSeq: 1n }, md),
+        call(
+          c,
+          (x) => x.ackEvents,
+          { sessionId: sid(), subscriberId: 'a', ackSeq: 1n, historyId: '' },
+          md,
+        ),
     ],
   ];
   it.each(unary)('J10 %s without a token → UNAUTHENTICATED (token_missing)', async (name, fn) => {

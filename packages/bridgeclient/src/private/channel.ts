@@ -3,20 +3,25 @@ import { createSecureContext } from 'node:tls';
 import { BridgeServiceClient } from '@agent-bridge/proto';
 import { type ChannelOptions, credentials, Metadata } from '@grpc/grpc-js';
 import { type BridgeClientOptions, parseDuration } from '../options.js';
+import { DaemonChannel } from './daemon-channel.js';
 import { readPem } from './pem.js';
-import { TokenSource } from './token-source.js';
+import { TokenHook } from './token-hook.js';
+import { TokenSource, type Tokens } from './token-source.js';
 
 /** Events can be large (a long agent message); the daemon's batches stay well below this. */
 const MAX_RECEIVE_BYTES = 64 * 1024 * 1024;
 
+const DEFAULT_CONNECT_MS = 10_000;
+
 /**
- * The grpc-js client of one daemon: TLS 1.3 with this client's certificate
- * (there is no way to leave either out), and a fresh-enough token on every
- * call through call credentials.
+ * The grpc-js channel of one daemon: TLS 1.3 with this client's certificate
+ * (there is no way to leave either out), a fresh-enough token on every call
+ * through call credentials, and connection attempts bounded by
+ * `timeouts.connectMs` (see DaemonChannel).
  */
 export function openChannel(o: BridgeClientOptions): {
-  raw: BridgeServiceClient;
-  tokens: TokenSource;
+  channel: DaemonChannel;
+  tokens: Tokens;
 } {
   const port = /^(?:\[[0-9a-fA-F:.]+\]|[^:\s/]+):(\d{1,5})$/.exec(o.target ?? '')?.[1];
   if (port === undefined || Number(port) < 1 || Number(port) > 65535) {
@@ -26,6 +31,10 @@ export function openChannel(o: BridgeClientOptions): {
   }
   if (!o.mtls) throw new TypeError('mtls is required: the daemon only speaks mutual TLS');
   if (!o.jwt) throw new TypeError('jwt is required: every call carries a token');
+  const connectMs = o.timeouts?.connectMs ?? DEFAULT_CONNECT_MS;
+  if (!(Number.isFinite(connectMs) && connectMs > 0)) {
+    throw new TypeError('timeouts.connectMs must be a positive number of milliseconds');
+  }
   const certPem = readPem(o.mtls.cert, 'mtls.cert');
   let leaf: X509Certificate;
   try {
@@ -48,25 +57,7 @@ export function openChannel(o: BridgeClientOptions): {
     // e.g. a key that does not belong to the certificate
     throw new TypeError(`mtls: ${(err as Error).message}`);
   }
-  for (const [name, value] of Object.entries({
-    issuer: o.jwt.issuer,
-    subject: o.jwt.subject,
-    projectId: o.jwt.projectId,
-  })) {
-    if (typeof value !== 'string' || value === '') throw new TypeError(`jwt.${name} is required`);
-  }
-  const tokens = new TokenSource(readPem(o.jwt.privateKey, 'jwt.privateKey'), {
-    issuer: o.jwt.issuer,
-    subject: o.jwt.subject,
-    projectId: o.jwt.projectId,
-    audience: o.jwt.audience ?? 'bridge',
-    ttlMs: parseDuration(o.jwt.ttl ?? '5m', 'jwt.ttl'),
-    certThumbprint:
-      o.jwt.bindToCert === false
-        ? undefined
-        : createHash('sha256').update(leaf.raw).digest('base64url'),
-    keyId: o.jwt.keyId,
-  });
+  const tokens = tokensOf(o.jwt, leaf);
   const bearer = credentials.createFromMetadataGenerator((_params, done) => {
     tokens.token().then(
       (token) => {
@@ -84,6 +75,9 @@ export function openChannel(o: BridgeClientOptions): {
     // Reconnect promptly after a daemon restart (grpc-js waits 1 s, growing to 2 min, by default).
     'grpc.initial_reconnect_backoff_ms': 200,
     'grpc.max_reconnect_backoff_ms': 5000,
+    // A channel replaced for a stuck connection must not inherit that
+    // connection from grpc-js's process-wide pool.
+    'grpc.use_local_subchannel_pool': 1,
     ...(o.mtls.serverName
       ? {
           'grpc.ssl_target_name_override': o.mtls.serverName,
@@ -91,10 +85,45 @@ export function openChannel(o: BridgeClientOptions): {
         }
       : {}),
   };
-  const raw = new BridgeServiceClient(
-    o.target,
-    credentials.combineChannelCredentials(credentials.createFromSecureContext(tls), bearer),
-    channel,
+  const combined = credentials.combineChannelCredentials(
+    credentials.createFromSecureContext(tls),
+    bearer,
   );
-  return { raw, tokens };
+  return {
+    channel: new DaemonChannel(
+      () => new BridgeServiceClient(o.target, combined, channel),
+      connectMs,
+    ),
+    tokens,
+  };
+}
+
+/** The client's tokens: signed here with its key, or from the caller's function. */
+function tokensOf(jwt: BridgeClientOptions['jwt'], leaf: X509Certificate): Tokens {
+  if ('token' in jwt) {
+    if (typeof jwt.token !== 'function') throw new TypeError('jwt.token must be a function');
+    if (typeof jwt.projectId !== 'string' || jwt.projectId === '') {
+      throw new TypeError('jwt.projectId is required');
+    }
+    return new TokenHook(jwt.token);
+  }
+  for (const [name, value] of Object.entries({
+    issuer: jwt.issuer,
+    subject: jwt.subject,
+    projectId: jwt.projectId,
+  })) {
+    if (typeof value !== 'string' || value === '') throw new TypeError(`jwt.${name} is required`);
+  }
+  return new TokenSource(readPem(jwt.privateKey, 'jwt.privateKey'), {
+    issuer: jwt.issuer,
+    subject: jwt.subject,
+    projectId: jwt.projectId,
+    audience: jwt.audience ?? 'bridge',
+    ttlMs: parseDuration(jwt.ttl ?? '5m', 'jwt.ttl'),
+    certThumbprint:
+      jwt.bindToCert === false
+        ? undefined
+        : createHash('sha256').update(leaf.raw).digest('base64url'),
+    keyId: jwt.keyId,
+  });
 }

@@ -13,6 +13,14 @@ export interface TokenClaims {
   keyId?: string | undefined;
 }
 
+/** Where a client's bearer tokens come from: the local signer, or the caller's own function. */
+export interface Tokens {
+  /** A valid token: the cached one, or a fresh one once the cached is due for renewal. */
+  token(): Promise<string>;
+  /** Forgets the cached token: the next call gets a fresh one. */
+  renew(): void;
+}
+
 /** The `typ` of our tokens (the daemon accepts JWT or none), as `bridge-ca jwt-mint` writes it. */
 const TOKEN_TYPE = 'JWT';
 
@@ -22,7 +30,7 @@ const TOKEN_TYPE = 'JWT';
  * of clients does not renew in lockstep). Concurrent callers share one
  * minting.
  */
-export class TokenSource {
+export class TokenSource implements Tokens {
   private readonly key: KeyObject;
   private kid: string | undefined;
 

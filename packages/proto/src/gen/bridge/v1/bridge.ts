@@ -701,6 +701,15 @@ export interface AckEventsRequest {
   subscriberId: string;
   /** Every event with seq <= ack_seq has been processed. */
   ackSeq: bigint;
+  /**
+   * The history the acknowledged events were read from: the
+   * `bridge-history-id` header of the stream that delivered them (today
+   * equal to Health's server_instance_id). Optional, so that any client
+   * can ack; when set, an ack for another history than the daemon's is
+   * refused (FAILED_PRECONDITION). Clients should always set it; the SDK
+   * does.
+   */
+  historyId: string;
 }
 
 export interface AckEventsResponse {
@@ -2899,7 +2908,7 @@ export const SessionEventBatch: MessageFns<SessionEventBatch> = {
 };
 
 function createBaseAckEventsRequest(): AckEventsRequest {
-  return { sessionId: "", subscriberId: "", ackSeq: 0n };
+  return { sessionId: "", subscriberId: "", ackSeq: 0n, historyId: "" };
 }
 
 export const AckEventsRequest: MessageFns<AckEventsRequest> = {
@@ -2915,6 +2924,9 @@ export const AckEventsRequest: MessageFns<AckEventsRequest> = {
         throw new globalThis.Error("value provided for field message.ackSeq of type uint64 too large");
       }
       writer.uint32(24).uint64(message.ackSeq);
+    }
+    if (message.historyId !== "") {
+      writer.uint32(34).string(message.historyId);
     }
     return writer;
   },
@@ -2956,6 +2968,14 @@ export const AckEventsRequest: MessageFns<AckEventsRequest> = {
             message.ackSeq = reader.uint64() as bigint;
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.historyId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2981,6 +3001,11 @@ export const AckEventsRequest: MessageFns<AckEventsRequest> = {
         ? globalThis.String(object.subscriber_id)
         : "",
       ackSeq: isSet(object.ackSeq) ? BigInt(object.ackSeq) : isSet(object.ack_seq) ? BigInt(object.ack_seq) : 0n,
+      historyId: isSet(object.historyId)
+        ? globalThis.String(object.historyId)
+        : isSet(object.history_id)
+        ? globalThis.String(object.history_id)
+        : "",
     };
   },
 
@@ -2995,6 +3020,9 @@ export const AckEventsRequest: MessageFns<AckEventsRequest> = {
     if (message.ackSeq !== 0n) {
       obj.ackSeq = message.ackSeq.toString();
     }
+    if (message.historyId !== "") {
+      obj.historyId = message.historyId;
+    }
     return obj;
   },
 
@@ -3006,6 +3034,7 @@ export const AckEventsRequest: MessageFns<AckEventsRequest> = {
     message.sessionId = object.sessionId ?? "";
     message.subscriberId = object.subscriberId ?? "";
     message.ackSeq = (object.ackSeq !== undefined && object.ackSeq !== null) ? BigInt(object.ackSeq) : 0n;
+    message.historyId = object.historyId ?? "";
     return message;
   },
 };
@@ -4922,6 +4951,13 @@ export const BridgeServiceService = {
    * Flow control: a reader is a cursor into the ring, not a queue; a slow
    * reader costs no daemon memory and is told of loss by BUFFER_OVERFLOW.
    *
+   * History: once the stream is open, before any event, the response
+   * headers carry `bridge-history-id`, the identity of the history its
+   * events belong to (today the daemon's server_instance_id: every daemon
+   * start begins a new history). A reader acknowledges with it
+   * (AckEventsRequest.history_id), so an acknowledgement can never move a
+   * cursor of another history.
+   *
    * Status codes:
    *   INVALID_ARGUMENT   session_id is not a UUID; subscriber_id is longer
    *                      than 128 bytes or has characters outside
@@ -4964,12 +5000,19 @@ export const BridgeServiceService = {
    * The response carries the stored cursor. Idle cursors expire (daemon
    * configuration); an expired cursor behaves as if never set.
    *
+   * An ack names the history its events were read from (`history_id`):
+   * a daemon that serves another history (it restarted, and a session with
+   * the same id may exist again; or a proxy sent the ack to another daemon)
+   * refuses it and moves no cursor.
+   *
    * Status codes:
-   *   INVALID_ARGUMENT session_id is not a UUID; subscriber_id is empty or
-   *                    malformed (see StreamEvents).
-   *   NOT_FOUND        no such session in the caller's project.
-   *   OUT_OF_RANGE     ack_seq is greater than the session's last seq.
-   *   RESOURCE_EXHAUSTED the session's subscriber limit is reached.
+   *   INVALID_ARGUMENT    session_id is not a UUID; subscriber_id is empty
+   *                       or malformed (see StreamEvents).
+   *   NOT_FOUND           no such session in the caller's project.
+   *   OUT_OF_RANGE        ack_seq is greater than the session's last seq.
+   *   FAILED_PRECONDITION history_id is set and is not the history this
+   *                       daemon serves: nothing is recorded.
+   *   RESOURCE_EXHAUSTED  the session's subscriber limit is reached.
    */
   ackEvents: {
     path: "/bridge.v1.BridgeService/AckEvents" as const,
@@ -5218,6 +5261,13 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    * Flow control: a reader is a cursor into the ring, not a queue; a slow
    * reader costs no daemon memory and is told of loss by BUFFER_OVERFLOW.
    *
+   * History: once the stream is open, before any event, the response
+   * headers carry `bridge-history-id`, the identity of the history its
+   * events belong to (today the daemon's server_instance_id: every daemon
+   * start begins a new history). A reader acknowledges with it
+   * (AckEventsRequest.history_id), so an acknowledgement can never move a
+   * cursor of another history.
+   *
    * Status codes:
    *   INVALID_ARGUMENT   session_id is not a UUID; subscriber_id is longer
    *                      than 128 bytes or has characters outside
@@ -5244,12 +5294,19 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    * The response carries the stored cursor. Idle cursors expire (daemon
    * configuration); an expired cursor behaves as if never set.
    *
+   * An ack names the history its events were read from (`history_id`):
+   * a daemon that serves another history (it restarted, and a session with
+   * the same id may exist again; or a proxy sent the ack to another daemon)
+   * refuses it and moves no cursor.
+   *
    * Status codes:
-   *   INVALID_ARGUMENT session_id is not a UUID; subscriber_id is empty or
-   *                    malformed (see StreamEvents).
-   *   NOT_FOUND        no such session in the caller's project.
-   *   OUT_OF_RANGE     ack_seq is greater than the session's last seq.
-   *   RESOURCE_EXHAUSTED the session's subscriber limit is reached.
+   *   INVALID_ARGUMENT    session_id is not a UUID; subscriber_id is empty
+   *                       or malformed (see StreamEvents).
+   *   NOT_FOUND           no such session in the caller's project.
+   *   OUT_OF_RANGE        ack_seq is greater than the session's last seq.
+   *   FAILED_PRECONDITION history_id is set and is not the history this
+   *                       daemon serves: nothing is recorded.
+   *   RESOURCE_EXHAUSTED  the session's subscriber limit is reached.
    */
   ackEvents: handleUnaryCall<AckEventsRequest, AckEventsResponse>;
   /**
@@ -5537,6 +5594,13 @@ export interface BridgeServiceClient extends Client {
    * Flow control: a reader is a cursor into the ring, not a queue; a slow
    * reader costs no daemon memory and is told of loss by BUFFER_OVERFLOW.
    *
+   * History: once the stream is open, before any event, the response
+   * headers carry `bridge-history-id`, the identity of the history its
+   * events belong to (today the daemon's server_instance_id: every daemon
+   * start begins a new history). A reader acknowledges with it
+   * (AckEventsRequest.history_id), so an acknowledgement can never move a
+   * cursor of another history.
+   *
    * Status codes:
    *   INVALID_ARGUMENT   session_id is not a UUID; subscriber_id is longer
    *                      than 128 bytes or has characters outside
@@ -5576,12 +5640,19 @@ export interface BridgeServiceClient extends Client {
    * The response carries the stored cursor. Idle cursors expire (daemon
    * configuration); an expired cursor behaves as if never set.
    *
+   * An ack names the history its events were read from (`history_id`):
+   * a daemon that serves another history (it restarted, and a session with
+   * the same id may exist again; or a proxy sent the ack to another daemon)
+   * refuses it and moves no cursor.
+   *
    * Status codes:
-   *   INVALID_ARGUMENT session_id is not a UUID; subscriber_id is empty or
-   *                    malformed (see StreamEvents).
-   *   NOT_FOUND        no such session in the caller's project.
-   *   OUT_OF_RANGE     ack_seq is greater than the session's last seq.
-   *   RESOURCE_EXHAUSTED the session's subscriber limit is reached.
+   *   INVALID_ARGUMENT    session_id is not a UUID; subscriber_id is empty
+   *                       or malformed (see StreamEvents).
+   *   NOT_FOUND           no such session in the caller's project.
+   *   OUT_OF_RANGE        ack_seq is greater than the session's last seq.
+   *   FAILED_PRECONDITION history_id is set and is not the history this
+   *                       daemon serves: nothing is recorded.
+   *   RESOURCE_EXHAUSTED  the session's subscriber limit is reached.
    */
   ackEvents(
     request: AckEventsRequest,
