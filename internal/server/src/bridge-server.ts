@@ -148,6 +148,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
         material,
         handshakeTimeoutMs: config.server.handshakeTimeoutMs,
         source: opts.metrics,
+        audit: opts.audit,
         logger,
       });
     } catch (err) {
