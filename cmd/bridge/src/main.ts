@@ -59,7 +59,7 @@ Signals: SIGTERM/SIGINT stop gracefully (sessions get their terminal event,
 children are stopped within stop_grace_period); SIGHUP reloads TLS files.
 Exit codes: 0 ok, 1 runtime failure, 2 usage or invalid configuration.`;
 
-/** Where `pnpm dev` was invoked (scripts/run.mjs passes it through). */
+/** Where `npm run dev` was invoked (scripts/run.mjs passes it through). */
 const invokedFrom = process.env.INIT_CWD ?? process.cwd();
 
 const parseCommandLine = (argv: string[]) =>
@@ -273,7 +273,7 @@ async function run(
       const profile = await writeDevProfile(dev.files, dev.listen, daemon.server.port, process.env);
       process.stderr.write(
         profile.outcome === 'written'
-          ? `  bridgectl profile "dev" written to ${profile.file}: try \`npx pnpm bridgectl health\`\n\n`
+          ? `  bridgectl profile "dev" written to ${profile.file}: try \`npm run bridgectl -- health\`\n\n`
           : `  bridgectl profile "dev" in ${profile.file} was edited, so it is kept as it is\n\n`,
       );
     } catch (err) {
@@ -339,7 +339,7 @@ function printDevHelp(configFile: string, port: number, listen: string): void {
   audit log    ${rel('audit.jsonl')}
 
   Mint a token (valid 5 minutes, bound to the client certificate) and call the daemon:
-    TOKEN=$(npx pnpm -s bridge-ca jwt-mint --key ${rel('jwt.key')} --iss ${DEV_ISSUER} --sub me --project ${DEV_PROJECT} --bind-cert ${rel('client.crt')})
+    TOKEN=$(npm run -s bridge-ca -- jwt-mint --key ${rel('jwt.key')} --iss ${DEV_ISSUER} --sub me --project ${DEV_PROJECT} --bind-cert ${rel('client.crt')})
     npx buf curl --protocol grpc --cacert ${rel('ca.crt')} --cert ${rel('client.crt')} --key ${rel('client.key')} \\
       -H "authorization: Bearer $TOKEN" https://${host}:${port}/bridge.v1.BridgeService/ListProviders
 
