@@ -45,7 +45,7 @@ describe('npm run build', () => {
     ]);
   });
 
-  it("passes a type error through and fails as tsc does", () => {
+  it('passes a type error through and fails as tsc does', () => {
     const r = build(project("export const n: number = 'one';\n"));
     expect(r.status).toBeGreaterThan(0);
     expect(r.stdout).toContain(
