@@ -35,7 +35,9 @@ export async function checkStartup(
     p.catch((err: Error) => {
       problems.push(`${prefix}${err.message}`);
     });
-  await problem(loadTlsMaterial(config.tls));
+  await problem(
+    loadTlsMaterial(config.tls).then((material) => warnings.push(...material.unusedCrls)),
+  );
   await problem(loadIssuerKeys(config.auth.jwtPublicKeys), 'auth.jwt_public_keys: ');
   if (config.logging.auditPath !== '') {
     await problem(writableFile(config.logging.auditPath), 'logging.audit_path: ');

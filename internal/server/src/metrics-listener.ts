@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { Audit } from '@agent-bridge/bridge';
 import type { Logger } from 'pino';
-import { handshakeErrorReason, leafPolicyRefusal, verifyErrorReason } from './handshake-policy.js';
+import { handshakeErrorReason, leafPolicyRefusal, unverifiedReason } from './handshake-policy.js';
 import { bind } from './private/bind.js';
 import { createHandshakeRefusals } from './private/handshake-refusals.js';
 import type { TlsMaterial } from './tls-material.js';
@@ -35,14 +35,17 @@ export async function startMetricsListener(opts: {
   listen: string;
   material: TlsMaterial;
   handshakeTimeoutMs: number;
+  /** Refused handshakes audited per peer address and minute (default 20). */
+  refusalsPerPeer?: number;
   source: MetricsSource;
   audit: Audit;
   logger: Logger;
 }): Promise<MetricsListener> {
   const { logger } = opts;
+  let material = opts.material;
   const refusals = createHandshakeRefusals({
     audit: opts.audit,
-    perPeer: 20,
+    perPeer: opts.refusalsPerPeer ?? 20,
     listener: 'metrics listener',
   });
   const server: Server = createServer(
@@ -82,7 +85,7 @@ export async function startMetricsListener(opts: {
       const detailed = socket.getPeerCertificate(true);
       if (!socket.authorized) {
         const code = socket.authorizationError as unknown as string | null;
-        refusals.refuse(socket, verifyErrorReason(code, Boolean(detailed?.raw)), String(code));
+        refusals.refuse(socket, unverifiedReason(code, detailed, material.bundle), String(code));
         return;
       }
       const leaf = socket.getPeerX509Certificate();
@@ -103,8 +106,9 @@ export async function startMetricsListener(opts: {
   const port = await bind(server, opts.listen, 'metrics.listen', logger, 'metrics listener');
   return {
     port,
-    apply(material) {
-      server.setSecureContext(material.options);
+    apply(next) {
+      material = next;
+      server.setSecureContext(next.options);
       server.closeAllConnections();
     },
     close: () =>

@@ -1,11 +1,12 @@
-import { X509Certificate } from 'node:crypto';
-import { createServer, type DetailedPeerCertificate, type Server, type TLSSocket } from 'node:tls';
+import type { X509Certificate } from 'node:crypto';
+import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Audit, AuditIdentity } from '@agent-bridge/bridge';
-import { isSelfSigned, leadsToBundle, revokedInChain } from '@agent-bridge/pki';
+import { leadsToBundle, revokedInChain } from '@agent-bridge/pki';
 import type { Logger } from 'pino';
-import { handshakeErrorReason, leafPolicyRefusal, verifyErrorReason } from './handshake-policy.js';
+import { handshakeErrorReason, leafPolicyRefusal, unverifiedReason } from './handshake-policy.js';
 import { bind } from './private/bind.js';
 import { createHandshakeRefusals, peerOf } from './private/handshake-refusals.js';
+import { chainOf } from './private/peer-chain.js';
 import { certificatePeerIdentity } from './private/peer-identity.js';
 import type { TlsMaterial } from './tls-material.js';
 
@@ -117,7 +118,7 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
     const detailed = socket.getPeerCertificate(true);
     if (!socket.authorized) {
       const code = socket.authorizationError as unknown as string | null;
-      refuse(socket, verifyErrorReason(code, Boolean(detailed?.raw)), String(code));
+      refuse(socket, unverifiedReason(code, detailed, material.bundle), String(code));
       return;
     }
     const chain = chainOf(detailed);
@@ -177,19 +178,6 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
       live.clear();
     },
   };
-}
-
-/** The peer's chain as Node assembled it, leaf first, up to and including a root. */
-function chainOf(cert: DetailedPeerCertificate | undefined): X509Certificate[] {
-  const out: X509Certificate[] = [];
-  const seen = new Set<string>();
-  for (let c = cert; c?.raw && !seen.has(c.fingerprint256); c = c.issuerCertificate) {
-    seen.add(c.fingerprint256);
-    const x = new X509Certificate(c.raw);
-    out.push(x);
-    if (isSelfSigned(x)) break;
-  }
-  return out;
 }
 
 function oneLine(name: string): string {
