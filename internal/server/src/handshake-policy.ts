@@ -21,7 +21,7 @@ export function leafPolicyRefusal(leaf: X509Certificate): string | undefined {
 }
 
 /** Node's verdict on a presented chain (`authorizationError`), as a stable reason code. */
-export function verifyErrorReason(code: string | null | undefined, hasCert: boolean): string {
+function verifyErrorReason(code: string | null | undefined, hasCert: boolean): string {
   if (!hasCert) return 'no_client_certificate';
   switch (code) {
     case 'CERT_HAS_EXPIRED':
