@@ -118,14 +118,28 @@ describe('a secret streamed in pieces (AGENT_MESSAGE_DELTA)', () => {
 });
 
 describe('DeltaRedactor', () => {
-  it('stores plain prose as it comes, up to the last word that could still turn into a secret', () => {
+  it('stores plain prose as it comes, up to the word in progress', () => {
     const r = new DeltaRedactor(secrets);
-    // Letters and spaces could be a PEM body whose END line is still to come:
-    // they wait for the next character that cannot be part of one.
-    expect(r.next('Hello, wor')).toBe('Hello,');
-    expect(r.next('ld. The tests')).toBe(' world.');
-    expect(r.next(' pass.')).toBe(' The tests pass.');
+    // A word still being written could grow into a key line whose END line
+    // is still to come: it waits for the next character that ends it.
+    expect(r.next('Hello, wor')).toBe('Hello, ');
+    expect(r.next('ld. The tests')).toBe('world. The ');
+    expect(r.next(' pass.')).toBe('tests pass.');
+    expect(r.next(' w0 w1 w2 ')).toBe(' w0 w1 w2 ');
     expect(r.flush()).toBe('');
+  });
+
+  it('holds from the first key-like word of a run that may still end in a key END line', () => {
+    const r = new DeltaRedactor(secrets);
+    const line = `MIIEvQIBADANBgkqhkiG9w0BAQEFAASC${alnum(32)}`;
+    // Prose words before it are stored; the key line and all after it wait.
+    expect(r.next(`the tail is ${line}\n${alnum(20)} and`)).toBe('the tail is ');
+    expect(r.next(' more')).toBe('');
+    expect(r.next('\n-----END PRIVATE KEY-----.')).toBe(REDACTED);
+    const short = new DeltaRedactor(secrets);
+    // A word of eight with a digit may be a key line's start: held as well.
+    expect(short.next('see aB3dEf9h then')).toBe('see ');
+    expect(short.next(', ok.')).toBe('aB3dEf9h then, ok.');
   });
 
   it('holds a secret in progress and stores it redacted once it ends, keeping the key name', () => {
@@ -143,8 +157,8 @@ describe('DeltaRedactor', () => {
 
   it('at the end of the message stores what was held, redacted', () => {
     const r = new DeltaRedactor(secrets);
-    expect(r.next(`token: ${alnum(30)}`)).toBe('token:');
-    expect(r.flush()).toBe(` ${REDACTED}`);
+    expect(r.next(`token: ${alnum(30)}`)).toBe('token: ');
+    expect(r.flush()).toBe(REDACTED);
   });
 });
 
@@ -160,11 +174,11 @@ describe('EventRedactor with streamed messages', () => {
   it('stores held text as a piece of its own before the next event of another kind', () => {
     const r = new EventRedactor(secrets);
     expect(r.events(delta('calling the tool, then', { index: 0 }))).toEqual([
-      delta('calling the tool,', { index: 0 }),
+      delta('calling the tool, ', { index: 0 }),
     ]);
     const out = r.events({ type: 'TOOL_CALL', stream: 'system', text: 'Bash', turnId: 't1' });
     expect(out.map((e) => [e.type, e.text, e.data])).toEqual([
-      ['AGENT_MESSAGE_DELTA', ' then', { index: 0 }],
+      ['AGENT_MESSAGE_DELTA', 'then', { index: 0 }],
       ['TOOL_CALL', 'Bash', undefined],
     ]);
   });

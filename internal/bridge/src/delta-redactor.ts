@@ -104,15 +104,60 @@ export class DeltaRedactor {
     // A run of PEM body characters could still turn out, at an END line, to
     // be a private key's tail (the private-key-tail rule), also when the text
     // ends inside that line.
-    hold = Math.min(hold, pemBodyRunStart(full));
+    hold = Math.min(hold, keyTailStart(full, true));
     const endLine = PARTIAL_END_LINE.exec(full);
-    if (endLine) hold = Math.min(hold, pemBodyRunStart(full.slice(0, endLine.index)));
+    if (endLine) hold = Math.min(hold, keyTailStart(full.slice(0, endLine.index), false));
     if (rules.length > 0 || this.secrets.hasConfigured) {
       for (const probe of ALWAYS) crossing(probe);
       for (const r of rules) for (const probe of BY_RULE[r.id] ?? []) crossing(probe);
     }
     return hold;
   }
+}
+
+/**
+ * Where the part of `text` that may be a private key's body, still waiting
+ * for its END line, starts: the first key-like word of the run of PEM body
+ * characters `text` ends with, or the word in progress at its end (which
+ * the next piece may make key-like) when `inProgress`. The short words of
+ * prose before them are settled: a key body is made of base64 lines, not of
+ * words. A run with neither is settled whole (`text.length`).
+ */
+function keyTailStart(text: string, inProgress: boolean): number {
+  const run = pemBodyRunStart(text);
+  let hold = text.length;
+  if (inProgress) {
+    let i = text.length;
+    while (i > run && isBase64Char(text.charCodeAt(i - 1))) i--;
+    if (i < text.length) hold = i;
+  }
+  for (const word of text.slice(run).matchAll(WORD)) {
+    if (isKeyLike(word[0])) return Math.min(hold, run + (word.index ?? 0));
+  }
+  return hold;
+}
+
+/** The words of a PEM body run: base64 between its separators (space, `|`, escapes of line breaks). */
+const WORD = /[A-Za-z0-9+/=]+/g;
+
+/**
+ * A word that may be a line of key material: long, or of some length and
+ * not shaped like prose (a digit, a base64 sign, an inner capital).
+ */
+function isKeyLike(word: string): boolean {
+  if (word.length >= 16) return true;
+  return word.length >= 8 && /[0-9+/=]|.[A-Z]/.test(word);
+}
+
+function isBase64Char(c: number): boolean {
+  return (
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2b ||
+    c === 0x2f ||
+    c === 0x3d
+  );
 }
 
 /**
