@@ -135,7 +135,7 @@ describe('DeltaRedactor', () => {
     // Prose words before it are stored; the key line and all after it wait.
     expect(r.next(`the tail is ${line}\n${alnum(20)} and`)).toBe('the tail is ');
     expect(r.next(' more')).toBe('');
-    expect(r.next('\n-----END PRIVATE KEY-----.')).toBe(REDACTED);
+    expect(r.next('\n-----END PRIVATE KEY-----.')).toBe(`${REDACTED}.`);
     const short = new DeltaRedactor(secrets);
     // A word of eight with a digit may be a key line's start: held as well.
     expect(short.next('see aB3dEf9h then')).toBe('see ');
