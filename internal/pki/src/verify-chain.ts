@@ -2,6 +2,7 @@ import * as pkijs from 'pkijs';
 import { EKU } from './certificate-facts.js';
 import { certificatePems, toPem } from './pem.js';
 import { PkiError } from './pki-error.js';
+import { crlWithoutEmptyEntryExtensions } from './private/crl-entry-extensions.js';
 import { x509 } from './private/x509.js';
 import { parseCrlBlocks } from './revocation-list.js';
 
@@ -50,7 +51,7 @@ export async function verifyChain(opts: VerifyChainOptions): Promise<VerifyChain
     trustedCerts: trusted.map(toPkijs),
     // pkijs takes the last element as the end entity.
     certs: [...intermediates.map(toPkijs), toPkijs(leaf)],
-    crls: crls.map((crl) => pkijs.CertificateRevocationList.fromBER(crl.rawData)),
+    crls: crls.map(toPkijsCrl),
     checkDate: at,
   });
   const result = await engine.verify({ passedWhenNotRevValues: false });
@@ -81,6 +82,28 @@ function parse(pem: string): Parsed {
 
 function toPkijs(item: Parsed): pkijs.Certificate {
   return pkijs.Certificate.fromBER(item.cert.rawData);
+}
+
+/**
+ * pkijs refuses a CRL entry with an empty crlEntryExtensions SEQUENCE, which
+ * bridge-ca wrote before and OpenSSL, Node and the daemon accept. Such a CRL
+ * is parsed without those SEQUENCEs, and its signature checked over the TBS
+ * as the CA signed it.
+ */
+function toPkijsCrl(crl: x509.X509Crl): pkijs.CertificateRevocationList {
+  const raw = Buffer.from(crl.rawData);
+  const cleaned = crlWithoutEmptyEntryExtensions(raw);
+  let parsed: pkijs.CertificateRevocationList;
+  try {
+    parsed = pkijs.CertificateRevocationList.fromBER(cleaned?.crl ?? raw);
+  } catch {
+    throw new PkiError(
+      'invalid-input',
+      `the CRL of "${crl.issuer}" cannot be read for path validation (not a well-formed X.509 CRL)`,
+    );
+  }
+  if (cleaned) parsed.tbsView = new Uint8Array(cleaned.signedTbs);
+  return parsed;
 }
 
 async function isSelfSigned(cert: x509.X509Certificate): Promise<boolean> {

@@ -1,12 +1,13 @@
 // bridge-ca through its real process, judged by OpenSSL and Node's TLS,
 // for both key types. Fixtures are built once per key type through the CLI.
 import { createHash, X509Certificate } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect, createServer, type TLSSocket } from 'node:tls';
 import { calculateJwkThumbprint, importSPKI, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from '../harness/index.js';
+import { withEmptyEntryExtensions } from './old-style-crl.js';
 import { bridgeCa, openssl, type ProcessResult } from './run-bridge-ca.js';
 import { makeTempDir } from './temp-dir.js';
 
@@ -292,6 +293,108 @@ describe.each(['ecdsa-p384', 'rsa-4096'] as const)('bridge-ca with %s', (keyType
       expect(text.stdout).toContain('Next Update:');
       expect(text.stdout).toContain('Key Compromise');
       expect(text.stderr + text.stdout).toContain('verify OK');
+    });
+
+    describe('an entry without a reason', () => {
+      const crlChecks = async (crl: string, revokedCert: string) => {
+        const text = await openssl([
+          'crl',
+          '-in',
+          f(crl),
+          '-noout',
+          '-text',
+          '-CAfile',
+          f('a/ca.crt'),
+        ]);
+        expect(text.code).toBe(0);
+        expect(text.stderr + text.stdout).toContain('verify OK');
+        const serial = new X509Certificate(await readFile(f(revokedCert))).serialNumber;
+        expect(text.stdout).toContain(`Serial Number: ${serial}`);
+        const opensslVerify = (cert: string) =>
+          openssl(['verify', '-crl_check', '-CAfile', f('a/ca.crt'), '-CRLfile', f(crl), f(cert)]);
+        const revoked = await opensslVerify(revokedCert);
+        expect(revoked.code).not.toBe(0);
+        expect(revoked.stderr + revoked.stdout).toContain('certificate revoked');
+        expect((await opensslVerify('client-a.crt')).code).toBe(0);
+        const bridgeVerify = (cert: string) =>
+          bridgeCa(['verify', '--cert', f(cert), '--bundle', f('a/ca.crt'), '--crl', f(crl)]);
+        const gone = await bridgeVerify(revokedCert);
+        expect(gone.code).toBe(1);
+        expect(gone.stderr).toMatch(
+          /"CN=no-reason" \(serial [0-9a-f]+\) was revoked on .*, reason: unspecified/,
+        );
+        expect(await bridgeVerify('client-a.crt')).toMatchObject({ code: 0 });
+        const inspected = await bridgeCa(['inspect', f(crl)]);
+        expect(inspected.code).toBe(0);
+        expect(inspected.stdout).toContain(serial.toLowerCase());
+      };
+
+      beforeAll(async () => {
+        await bridgeCa(
+          [
+            'issue',
+            '--type',
+            'client',
+            '--cn',
+            'no-reason',
+            '--ca',
+            f('a/ca.crt'),
+            '--ca-key',
+            f('a/ca.key'),
+            '--out',
+            f('no-reason'),
+            '--key-type',
+            keyType,
+          ],
+          { passphrase: PASS_A },
+        ).then(ok);
+        await bridgeCa(
+          [
+            'revoke',
+            '--ca',
+            f('a/ca.crt'),
+            '--ca-key',
+            f('a/ca.key'),
+            '--cert',
+            f('no-reason.crt'),
+          ],
+          { passphrase: PASS_A },
+        ).then(ok);
+        await bridgeCa(
+          ['crl', '--ca', f('a/ca.crt'), '--ca-key', f('a/ca.key'), '--out', f('a-no-reason.crl')],
+          { passphrase: PASS_A },
+        ).then(ok);
+      }, 60_000);
+
+      it('has no crlEntryExtensions field, and OpenSSL and bridge-ca verify --crl read the CRL', async () => {
+        const parsed = await openssl(['asn1parse', '-in', f('a-no-reason.crl')]);
+        expect(parsed.code).toBe(0);
+        expect(parsed.stdout).not.toMatch(/l= +0 cons: SEQUENCE/);
+        await crlChecks('a-no-reason.crl', 'no-reason.crt');
+      });
+
+      it('an older CRL with an empty crlEntryExtensions SEQUENCE is read too', async () => {
+        const key = await openssl(['pkey', '-in', f('a/ca.key'), '-passin', `pass:${PASS_A}`]);
+        expect(key.code).toBe(0);
+        const der = Buffer.from(
+          (await readFile(f('a-no-reason.crl'), 'utf8')).replace(/-----[A-Z0-9 ]+-----|\s/g, ''),
+          'base64',
+        );
+        const digest = keyType === 'rsa-4096' ? 'sha256' : 'sha384';
+        const old = withEmptyEntryExtensions(der, key.stdout, digest);
+        const body = old
+          .toString('base64')
+          .replace(/(.{64})/g, '$1\n')
+          .trim();
+        await writeFile(
+          f('a-old-style.crl'),
+          `-----BEGIN X509 CRL-----\n${body}\n-----END X509 CRL-----\n`,
+        );
+        // The fixture is what it claims to be: the entry ends in a SEQUENCE of length 0.
+        const parsed = await openssl(['asn1parse', '-in', f('a-old-style.crl')]);
+        expect(parsed.stdout).toMatch(/l= +0 cons: SEQUENCE/);
+        await crlChecks('a-old-style.crl', 'no-reason.crt');
+      });
     });
   });
 
