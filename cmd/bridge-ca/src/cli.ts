@@ -10,7 +10,7 @@ const EXIT_LINES = [
   `  ${EXIT.file}   file: input missing or unreadable, output exists (use --force), cannot write`,
   `  ${EXIT.passphrase}   passphrase: wrong, empty, or none available`,
   `  ${EXIT.caRefused}   CA refused: not a CA, expired, key does not match, not the issuer`,
-  `  ${EXIT.badInput}   bad input: a file is not the certificate, key or CRL expected`,
+  `  ${EXIT.badInput}   bad input: a file is not the certificate, key or CRL expected (a CA where a leaf is expected)`,
   `  ${EXIT.internal}  internal error`,
 ];
 

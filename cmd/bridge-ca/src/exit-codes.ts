@@ -13,7 +13,7 @@ export const EXIT = {
   passphrase: 4,
   /** The CA cannot be used: not a CA, expired, key does not match, not the issuer. */
   caRefused: 5,
-  /** A file's content is not what was expected (not a certificate, key or CRL). */
+  /** A file's content is not what was expected (not a certificate, key or CRL; a CA where a leaf is expected). */
   badInput: 6,
   /** A bug: an unexpected error. */
   internal: 70,

@@ -151,6 +151,44 @@ describe('verifyChain', () => {
     ]);
   });
 
+  it('checks the certificate given even when the bundle holds it too, never the one beside it', async () => {
+    const a = await createCA({ name: 'A' });
+    const b = await createCA({ name: 'B' });
+    const cross = await crossSign({ signer: a, targetCaPem: b.certPem });
+    const leaf = await issueCert({ type: 'client', cn: 'c', ca: b });
+    const bundlePems = [a.certPem + cross];
+    // pkijs alone dropped the root as a duplicate and validated the cross certificate.
+    expect(await verifyChain({ certPem: a.certPem, bundlePems })).toEqual({
+      ok: true,
+      chain: ['CN=A'],
+      chainPems: [a.certPem],
+      trustAnchor: true,
+    });
+    expect(await verifyChain({ certPem: a.certPem, bundlePems, purpose: 'client' })).toEqual({
+      ok: false,
+      reason: '"CN=A" is a CA certificate, not a client certificate',
+    });
+    const expired = await verifyChain({
+      certPem: a.certPem,
+      bundlePems,
+      at: new Date(Date.now() + 20 * 365 * DAY),
+    });
+    expect(expired).toEqual({ ok: false, reason: expect.stringMatching(/^"CN=A" expired on /) });
+    expect(await verifyChain({ certPem: cross, bundlePems })).toMatchObject({
+      ok: true,
+      chain: ['CN=B', 'CN=A'],
+      trustAnchor: false,
+    });
+    expect(await verifyChain({ certPem: b.certPem, bundlePems })).toEqual({
+      ok: false,
+      reason: '"CN=B" is self-signed and is not a root of the bundle',
+    });
+    // The leaf given twice (once as an "intermediate") is still the leaf checked.
+    expect(
+      await verifyChain({ certPem: leaf.certPem + leaf.certPem + cross, bundlePems: [a.certPem] }),
+    ).toMatchObject({ ok: true, chain: ['CN=c', 'CN=B', 'CN=A'] });
+  });
+
   it('refuses a bundle without a self-signed root', async () => {
     const a = await createCA({ name: 'A' });
     const b = await createCA({ name: 'B' });

@@ -1,4 +1,5 @@
 // Each failure of bridge-ca: its exit status and its single line.
+import { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createCA, encryptPrivateKey } from '@agent-bridge/pki';
@@ -266,6 +267,55 @@ describe('bridge-ca failures', () => {
       { passphrase: PASS },
     );
     expectOneLine(result, 6, /serial abcdef is not in .*ca\.db\.json/);
+  });
+
+  it('a CA certificate where a leaf is expected: exit 6 before the passphrase, nothing changed', async () => {
+    const dbBefore = await readFile(f('a/ca.db.json'), 'utf8');
+    const caA = ['--ca', f('a/ca.crt'), '--ca-key', f('a/ca.key')];
+    const rootSerial = new X509Certificate(await readFile(f('a/ca.crt'))).serialNumber;
+    // No passphrase is given: each refusal comes before one is needed.
+    expectOneLine(
+      await bridgeCa(['revoke', ...caA, '--cert', f('a/ca.crt')]),
+      6,
+      /--cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf: revoke takes a leaf or a cross certificate this CA issued; a CA cannot revoke itself/,
+    );
+    expectOneLine(
+      await bridgeCa(['revoke', ...caA, '--cert', f('b/ca.crt')]),
+      6,
+      /--cert .*b\/ca\.crt is a CA certificate \(CN=ca-b\), not a leaf/,
+    );
+    expectOneLine(
+      await bridgeCa(['revoke', ...caA, '--serial', rootSerial, '--force']),
+      6,
+      new RegExp(`--serial ${rootSerial.toLowerCase()} is the serial of CA CN=ca-a itself`),
+    );
+    expectOneLine(
+      await bridgeCa(['renew', ...caA, '--cert', f('a/ca.crt')]),
+      6,
+      /--cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf: renew re-issues server and client certificates/,
+    );
+    expect((await bridgeCa(['jwt-keygen', '--out', f('jwt')])).code).toBe(0);
+    const mint = (cert: string) =>
+      bridgeCa([
+        'jwt-mint',
+        '--key',
+        f('jwt.key'),
+        '--iss',
+        'i',
+        '--sub',
+        's',
+        '--project',
+        'p',
+        '--bind-cert',
+        f(cert),
+      ]);
+    expectOneLine(
+      await mint('a/ca.crt'),
+      6,
+      /--bind-cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf: bind the token to the client certificate/,
+    );
+    expect((await mint('leaf.crt')).code).toBe(0);
+    expect(await readFile(f('a/ca.db.json'), 'utf8')).toBe(dbBefore);
   });
 
   it('inspect describes an encrypted key with its KDF parameters', async () => {

@@ -202,6 +202,72 @@ describe.each(['ecdsa-p384', 'rsa-4096'] as const)('bridge-ca with %s', (keyType
       expect(result.stderr).toContain('no serverAuth extended key usage');
     });
 
+    it('checks exactly the certificate named, CA or not, and says what it verified (OpenSSL agrees)', async () => {
+      const verify = async (cert: string) => {
+        const bridge = await bridgeCa(['verify', '--cert', f(cert), '--bundle', f('bundle.crt')]);
+        const json = await bridgeCa([
+          'verify',
+          '--cert',
+          f(cert),
+          '--bundle',
+          f('bundle.crt'),
+          '--json',
+        ]);
+        const oracle = await openssl([
+          'verify',
+          '-show_chain',
+          '-CAfile',
+          f('bundle.crt'),
+          f(cert),
+        ]);
+        const fingerprint = new X509Certificate(await readFile(f(cert))).fingerprint256;
+        return { bridge, json, oracle, fingerprint };
+      };
+      // Our root is in the bundle: a trust anchor, its chain itself alone.
+      const root = await verify('a/ca.crt');
+      expect(root.oracle.code).toBe(0);
+      expect(root.oracle.stdout).toContain(`depth=0: CN = bridge-${keyType}\n`);
+      expect(root.oracle.stdout).not.toContain('depth=1');
+      expect(root.bridge.code).toBe(0);
+      expect(root.bridge.stdout).toMatch(
+        new RegExp(
+          `^${f('a/ca.crt')}: OK as a trust anchor .*\n  0 CN=bridge-${keyType} \\(root\\), until [^\n]+\n$`,
+        ),
+      );
+      expect(JSON.parse(root.json.stdout)).toMatchObject({
+        ok: true,
+        verifiedAs: 'trust anchor',
+        verified: { subject: `CN=bridge-${keyType}`, fingerprintSha256: root.fingerprint },
+        chain: [{ subject: `CN=bridge-${keyType}` }],
+      });
+      // The cross certificate: verified as a CA, through our root.
+      const cross = await verify('b-cross.crt');
+      expect(cross.oracle.code).toBe(0);
+      expect(cross.oracle.stdout).toMatch(/depth=0: CN = prd-.*\ndepth=1: CN = bridge-/);
+      expect(cross.bridge.stdout).toMatch(
+        /: OK as a CA certificate \(not a leaf\)\n {2}0 CN=prd-.*issuer CN=bridge-.*\n {2}1 CN=bridge-.*\(root\)/,
+      );
+      expect(JSON.parse(cross.json.stdout)).toMatchObject({
+        verifiedAs: 'CA',
+        verified: { fingerprintSha256: cross.fingerprint },
+      });
+      // The other project's own root is not in the bundle (only its cross certificate is).
+      const other = await verify('b/ca.crt');
+      expect(other.oracle.code).not.toBe(0);
+      expect(other.oracle.stderr + other.oracle.stdout).toContain('self-signed certificate');
+      expect(other.bridge.code).toBe(1);
+      expect(other.bridge.stderr).toContain(
+        `"CN=prd-${keyType}" is self-signed and is not a root of the bundle`,
+      );
+      // A leaf is still just "OK", and its fingerprint is the one checked.
+      const leaf = await verify('client-a.crt');
+      expect(leaf.bridge.stdout).toMatch(new RegExp(`^${f('client-a.crt')}: OK\n  0 CN=ops `));
+      expect(JSON.parse(leaf.json.stdout)).toMatchObject({
+        verifiedAs: 'leaf',
+        verified: { fingerprintSha256: leaf.fingerprint },
+      });
+    });
+
     it('exits 1 when no path reaches a root in the bundle', async () => {
       const result = await bridgeCa([
         'verify',
@@ -394,6 +460,63 @@ describe.each(['ecdsa-p384', 'rsa-4096'] as const)('bridge-ca with %s', (keyType
         const parsed = await openssl(['asn1parse', '-in', f('a-old-style.crl')]);
         expect(parsed.stdout).toMatch(/l= +0 cons: SEQUENCE/);
         await crlChecks('a-old-style.crl', 'no-reason.crt');
+      });
+    });
+
+    describe('certificates that are CAs', () => {
+      const caA = () => ['--ca', f('a/ca.crt'), '--ca-key', f('a/ca.key')];
+
+      it('revoke refuses our root (by --cert or --serial), so a CRL made after still passes every leaf in OpenSSL', async () => {
+        const rootSerial = new X509Certificate(await readFile(f('a/ca.crt'))).serialNumber;
+        for (const args of [
+          ['--cert', f('a/ca.crt')],
+          ['--serial', rootSerial, '--force'],
+        ]) {
+          const refused = await bridgeCa(['revoke', ...caA(), ...args], { passphrase: PASS_A });
+          expect(refused.code).toBe(6);
+          expect(refused.stderr).toContain('a CA cannot revoke itself');
+        }
+        await bridgeCa(['crl', ...caA(), '--out', f('a-after-root.crl')], {
+          passphrase: PASS_A,
+        }).then(ok);
+        const text = await openssl(['crl', '-in', f('a-after-root.crl'), '-noout', '-text']);
+        expect(text.stdout).not.toContain(`Serial Number: ${rootSerial}`);
+        const leaf = await openssl([
+          'verify',
+          '-crl_check_all',
+          '-CAfile',
+          f('a/ca.crt'),
+          '-CRLfile',
+          f('a-after-root.crl'),
+          f('server.crt'),
+        ]);
+        expect(leaf.stderr + leaf.stdout).toContain(`${f('server.crt')}: OK`);
+        expect(leaf.code).toBe(0);
+      });
+
+      it('revoke still takes a cross certificate this CA issued: then OpenSSL refuses the leaves under it', async () => {
+        await bridgeCa(['revoke', ...caA(), '--cert', f('b-cross.crt')], {
+          passphrase: PASS_A,
+        }).then(ok);
+        await bridgeCa(['crl', ...caA(), '--out', f('a-cross-revoked.crl')], {
+          passphrase: PASS_A,
+        }).then(ok);
+        const opensslVerify = (cert: string) =>
+          openssl([
+            'verify',
+            '-crl_check_all',
+            '-CAfile',
+            f('bundle.crt'),
+            '-CRLfile',
+            f('a-cross-revoked.crl'),
+            '-CRLfile',
+            f('b.crl'),
+            f(cert),
+          ]);
+        const underCross = await opensslVerify('client-b.crt');
+        expect(underCross.code).not.toBe(0);
+        expect(underCross.stderr + underCross.stdout).toContain('certificate revoked');
+        expect((await opensslVerify('client-a.crt')).code).toBe(0);
       });
     });
   });
