@@ -2,7 +2,7 @@
 import { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createCA, encryptPrivateKey } from '@agent-bridge/pki';
+import { createCA, encryptPrivateKey, issueCert } from '@agent-bridge/pki';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridgeCa, type ProcessResult } from './run-bridge-ca.js';
 import { makeTempDir } from './temp-dir.js';
@@ -273,6 +273,13 @@ describe('bridge-ca failures', () => {
     const dbBefore = await readFile(f('a/ca.db.json'), 'utf8');
     const caA = ['--ca', f('a/ca.crt'), '--ca-key', f('a/ca.key')];
     const rootSerial = new X509Certificate(await readFile(f('a/ca.crt'))).serialNumber;
+    // With the passphrase: refused all the same, and the database is untouched.
+    expectOneLine(
+      await bridgeCa(['revoke', ...caA, '--cert', f('a/ca.crt')], { passphrase: PASS }),
+      6,
+      /--cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf/,
+    );
+    expect(await readFile(f('a/ca.db.json'), 'utf8')).toBe(dbBefore);
     // No passphrase is given: each refusal comes before one is needed.
     expectOneLine(
       await bridgeCa(['revoke', ...caA, '--cert', f('a/ca.crt')]),
@@ -314,8 +321,36 @@ describe('bridge-ca failures', () => {
       6,
       /--bind-cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf: bind the token to the client certificate/,
     );
+    // A server certificate is no client certificate either: the daemon refuses it as one.
+    const server = await issueCert({
+      type: 'server',
+      cn: 'srv.example.com',
+      ca: await createCA({ name: 'lib-ca' }),
+    });
+    await writeFile(f('server-only.crt'), server.certPem);
+    expectOneLine(
+      await mint('server-only.crt'),
+      6,
+      /--bind-cert .*server-only\.crt \(CN=srv\.example\.com\) is not a client certificate \(no clientAuth extended key usage\)/,
+    );
     expect((await mint('leaf.crt')).code).toBe(0);
     expect(await readFile(f('a/ca.db.json'), 'utf8')).toBe(dbBefore);
+  });
+
+  it('verify --crl with a file that is no CRL names that file: exit 6', async () => {
+    expectOneLine(
+      await bridgeCa([
+        'verify',
+        '--cert',
+        f('leaf.crt'),
+        '--bundle',
+        f('a/ca.crt'),
+        '--crl',
+        f('leaf.crt'),
+      ]),
+      6,
+      /^bridge-ca: CRL \/.*\/leaf\.crt holds no X509 CRL block\n$/,
+    );
   });
 
   it('inspect describes an encrypted key with its KDF parameters', async () => {

@@ -4,6 +4,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect, createServer, type TLSSocket } from 'node:tls';
+import { createCrl } from '@agent-bridge/pki';
 import { calculateJwkThumbprint, importSPKI, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from '../harness/index.js';
@@ -492,6 +493,29 @@ describe.each(['ecdsa-p384', 'rsa-4096'] as const)('bridge-ca with %s', (keyType
         ]);
         expect(leaf.stderr + leaf.stdout).toContain(`${f('server.crt')}: OK`);
         expect(leaf.code).toBe(0);
+        // What a refused revoke prevents: with the root's own serial on its CRL
+        // (made here with the library), OpenSSL fails every leaf.
+        const key = await openssl(['pkey', '-in', f('a/ca.key'), '-passin', `pass:${PASS_A}`]);
+        expect(key.code).toBe(0);
+        const certPem = await readFile(f('a/ca.crt'), 'utf8');
+        await writeFile(
+          f('a-root-on-crl.crl'),
+          await createCrl({
+            ca: { certPem, keyPem: key.stdout },
+            revoked: [{ serialHex: rootSerial }],
+          }),
+        );
+        const harmed = await openssl([
+          'verify',
+          '-crl_check_all',
+          '-CAfile',
+          f('a/ca.crt'),
+          '-CRLfile',
+          f('a-root-on-crl.crl'),
+          f('server.crt'),
+        ]);
+        expect(harmed.code).not.toBe(0);
+        expect(harmed.stderr + harmed.stdout).toContain('certificate revoked');
       });
 
       it('revoke still takes a cross certificate this CA issued: then OpenSSL refuses the leaves under it', async () => {
