@@ -5,7 +5,7 @@ export const EXIT = {
   ok: 0,
   /** `verify`: the certificate did not validate. */
   verifyFailed: 1,
-  /** Bad command line: unknown command or option, missing or invalid value, invalid CN or SAN. */
+  /** Bad command line: unknown command or option, missing or invalid value, invalid CN or SAN, a new passphrase too short. */
   usage: 2,
   /** A file: input missing or unreadable, output exists (without --force) or not writable. */
   file: 3,

@@ -4,7 +4,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createCA, encryptPrivateKey, issueCert } from '@agent-bridge/pki';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridgeCa, type ProcessResult } from './run-bridge-ca.js';
+import { bridgeCa, openssl, type ProcessResult } from './run-bridge-ca.js';
 import { makeTempDir } from './temp-dir.js';
 
 const PASS = 'error-path passphrase';
@@ -204,6 +204,66 @@ describe('bridge-ca failures', () => {
       f('pass.txt'),
     ]);
     expect(result.code).toBe(0);
+  });
+
+  it('a new CA passphrase under 8 characters is refused: exit 2, nothing written; old keys still open', async () => {
+    const out = f('short-pass');
+    expectOneLine(
+      await bridgeCa(['init', '--name', 'short', '--out', out], { passphrase: 'a' }),
+      2,
+      /^bridge-ca: the new CA passphrase \(BRIDGE_CA_PASSPHRASE\) has 1 character; it needs at least 8, since whoever copies the encrypted key can guess a short one offline\n$/,
+    );
+    await writeFile(f('seven.txt'), '1234567\n', { mode: 0o600 });
+    expectOneLine(
+      await bridgeCa([
+        'init',
+        '--name',
+        'short',
+        '--out',
+        out,
+        '--passphrase-file',
+        f('seven.txt'),
+      ]),
+      2,
+      /the new CA passphrase \(passphrase file .*seven\.txt\) has 7 characters; it needs at least 8/,
+    );
+    await expect(stat(out)).rejects.toThrow();
+    // Exactly 8 is enough, and OpenSSL opens the key with it.
+    const made = await bridgeCa(['init', '--name', 'eight', '--out', out], {
+      passphrase: '12345678',
+    });
+    expect(made.code).toBe(0);
+    const opened = await openssl([
+      'pkey',
+      '-in',
+      join(out, 'ca.key'),
+      '-passin',
+      'pass:12345678',
+      '-noout',
+    ]);
+    expect(opened.code).toBe(0);
+    // A CA key encrypted before the minimum, with 1 character, still opens.
+    const old = await createCA({ name: 'short-old' });
+    await mkdir(f('short-old'));
+    await writeFile(f('short-old/ca.crt'), old.certPem);
+    await writeFile(f('short-old/ca.key'), encryptPrivateKey(old.keyPem, 'k'), { mode: 0o600 });
+    const issued = await bridgeCa(
+      [
+        'issue',
+        '--type',
+        'client',
+        '--cn',
+        'by-old',
+        '--ca',
+        f('short-old/ca.crt'),
+        '--ca-key',
+        f('short-old/ca.key'),
+        '--out',
+        f('by-old'),
+      ],
+      { passphrase: 'k' },
+    );
+    expect({ code: issued.code, stderr: issued.stderr }).toEqual({ code: 0, stderr: '' });
   });
 
   it('a passphrase on the command line is refused: exit 2', async () => {
