@@ -397,6 +397,63 @@ describe('bridge-ca failures', () => {
     expect(await readFile(f('a/ca.db.json'), 'utf8')).toBe(dbBefore);
   });
 
+  it('renew refuses a leaf that is neither server nor client (no EKU, made by OpenSSL): exit 6 before the passphrase', async () => {
+    const plainKey = await openssl(['pkey', '-in', f('a/ca.key'), '-passin', `pass:${PASS}`]);
+    expect(plainKey.code).toBe(0);
+    await writeFile(f('a-plain.key'), plainKey.stdout, { mode: 0o600 });
+    await writeFile(f('no-eku.cnf'), 'basicConstraints = critical, CA:FALSE\n');
+    const csr = await openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      f('no-eku.key'),
+      '-subj',
+      '/CN=no-eku',
+      '-out',
+      f('no-eku.csr'),
+    ]);
+    expect(csr.code).toBe(0);
+    const signed = await openssl([
+      'x509',
+      '-req',
+      '-in',
+      f('no-eku.csr'),
+      '-CA',
+      f('a/ca.crt'),
+      '-CAkey',
+      f('a-plain.key'),
+      '-set_serial',
+      '0x4e4f454b55',
+      '-days',
+      '30',
+      '-extfile',
+      f('no-eku.cnf'),
+      '-out',
+      f('no-eku.crt'),
+    ]);
+    expect(signed.code).toBe(0);
+    const before = await readFile(f('no-eku.crt'), 'utf8');
+    expectOneLine(
+      await bridgeCa([
+        'renew',
+        '--ca',
+        f('a/ca.crt'),
+        '--ca-key',
+        f('a/ca.key'),
+        '--cert',
+        f('no-eku.crt'),
+      ]),
+      6,
+      /--cert .*no-eku\.crt \(CN=no-eku\) is neither a server nor a client certificate \(no serverAuth or clientAuth extended key usage\)/,
+    );
+    expect(await readFile(f('no-eku.crt'), 'utf8')).toBe(before);
+  });
+
   it('verify --crl with a file that is no CRL names that file: exit 6', async () => {
     expectOneLine(
       await bridgeCa([
