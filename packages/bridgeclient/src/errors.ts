@@ -1,4 +1,5 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
+import { ERROR_PREFIX, readRefusal, type TlsRefusal } from './private/tls-refusal.js';
 
 /** The gRPC status codes by name, as `BridgeError.code` carries them. */
 export type StatusName = keyof typeof status;
@@ -55,8 +56,31 @@ export class FailedPreconditionError extends BridgeError {}
 export class ResourceExhaustedError extends BridgeError {}
 /** A seq beyond the session's last one. */
 export class OutOfRangeError extends BridgeError {}
-/** The daemon could not be reached, refused the connection, or is shutting down. */
-export class UnavailableError extends BridgeError {}
+/**
+ * The daemon could not be reached, refused the connection, or is shutting
+ * down. `tlsRefusal` says when TLS, not the network, stopped the connection.
+ */
+export class UnavailableError extends BridgeError {
+  /**
+   * Set when TLS stopped the connection: `reason` is `client_certificate`
+   * (the daemon refused this client's certificate), `server_certificate`
+   * (the daemon's certificate is not trusted by `mtls.ca`), `server_name`
+   * (it does not carry the expected name or address) or `handshake` (the
+   * daemon refused the handshake); `code` is the TLS alert or certificate
+   * check, empty when the daemon closed the connection without one.
+   * Undefined for a network failure.
+   */
+  readonly tlsRefusal: TlsRefusal | undefined;
+
+  constructor(
+    code: StatusName,
+    details: string,
+    opts: { method?: string; retryAfterMs?: number; cause?: unknown; tlsRefusal?: TlsRefusal } = {},
+  ) {
+    super(code, details, opts);
+    this.tlsRefusal = opts.tlsRefusal;
+  }
+}
 /** The call's deadline passed. */
 export class DeadlineExceededError extends BridgeError {}
 /**
@@ -92,14 +116,47 @@ const NAMES = new Map(Object.entries(status).map(([name, n]) => [n, name as Stat
 /** The trailer a daemon sets on a refusal worth retrying after a pause (gRPC's own convention). */
 const PUSHBACK = 'grpc-retry-pushback-ms';
 
+/** grpc-js's text of a channel that has no connection, with what failed last and its resolver's note. */
+const NO_CONNECTION =
+  /^No connection established\. Last error: ([\s\S]*?)\. Resolution note: ([\s\S]*)$/;
+
+/**
+ * grpc-js's text of a failed connection, made readable: "no connection to
+ * the daemon: connect ECONNREFUSED 127.0.0.1:1" instead of "No connection
+ * established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1.
+ * Resolution note: ", without its time stamps and empty notes; and the TLS
+ * refusal it reports, if it does.
+ */
+function unavailableDetails(details: string): { details: string; tlsRefusal?: TlsRefusal } {
+  const m = NO_CONNECTION.exec(details);
+  const last = (m ? (m[1] ?? '') : details)
+    .replace(ERROR_PREFIX, '')
+    .replace(/ \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/, '');
+  const tls = readRefusal(last);
+  if (tls) return { details: tls.sentence, tlsRefusal: tls.refusal };
+  if (!m) return { details };
+  const note = (m[2] ?? '').trim();
+  const why = last && last !== 'null' ? `: ${last}` : '';
+  return { details: `no connection to the daemon${why}${note ? `; ${note}` : ''}` };
+}
+
 /** A grpc-js failure as the BridgeError subclass of its code. */
 export function fromServiceError(err: ServiceError, method: string): BridgeError {
   const code = NAMES.get(err.code) ?? 'UNKNOWN';
   const pushback = Number(err.metadata?.get(PUSHBACK)[0]);
-  const Class = SUBCLASS[code] ?? BridgeError;
-  return new Class(code, err.details ?? err.message, {
+  const opts = {
     method,
     cause: err,
     ...(Number.isFinite(pushback) && pushback >= 0 ? { retryAfterMs: pushback } : {}),
-  });
+  };
+  const details = err.details ?? err.message;
+  if (code === 'UNAVAILABLE') {
+    const clean = unavailableDetails(details);
+    return new UnavailableError(code, clean.details, {
+      ...opts,
+      ...(clean.tlsRefusal ? { tlsRefusal: clean.tlsRefusal } : {}),
+    });
+  }
+  const Class = SUBCLASS[code] ?? BridgeError;
+  return new Class(code, details, opts);
 }
