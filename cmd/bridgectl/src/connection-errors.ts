@@ -1,4 +1,4 @@
-import { UnavailableError } from '@agent-bridge/bridgeclient';
+import { TlsRefusalError, UnavailableError } from '@agent-bridge/bridgeclient';
 import { CliError } from '@agent-bridge/cli';
 import { flagOf, type Settings } from './connection-settings.js';
 import { EXIT } from './exit-codes.js';
@@ -6,7 +6,7 @@ import { EXIT } from './exit-codes.js';
 /**
  * A failure to reach the daemon, said in bridgectl's terms: which address,
  * certificate or CA file, where that setting came from, and what to do.
- * TLS refusals (the SDK's `tlsRefusal`) are exit 5, the daemon refusing
+ * TLS refusals (the SDK's TlsRefusalError) are exit 5, the daemon refusing
  * this client or this client refusing the daemon; the network is exit 4.
  * Anything else is returned as it is, for describeError.
  */
@@ -14,18 +14,17 @@ export function explainConnectionError(error: unknown, settings: Settings): unkn
   if (!(error instanceof UnavailableError)) return error;
   const { values, from } = settings;
   const at = `${values.address} (${from.address})`;
-  const refusal = error.tlsRefusal;
-  if (!refusal) {
+  if (!(error instanceof TlsRefusalError)) {
     const why = error.details.replace(/^no connection to the daemon(?:: |$)/, '');
     return new CliError(EXIT.unavailable, `daemon unreachable at ${at}${why ? `: ${why}` : ''}`);
   }
-  switch (refusal.reason) {
+  switch (error.reason) {
     case 'client_certificate':
       return new CliError(
         EXIT.refused,
         `the daemon at ${at} refused the client certificate ${values.cert} (${from.cert}): ${
-          refusal.code
-            ? `TLS alert ${refusal.code}`
+          error.tlsCode
+            ? `TLS alert ${error.tlsCode}`
             : 'it closed the connection right after the TLS handshake'
         }; revoked, expired, not issued by a CA the daemon trusts, or not a client certificate? Ask its operator, or use another certificate`,
       );

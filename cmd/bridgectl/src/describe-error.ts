@@ -1,4 +1,4 @@
-import { BridgeError, type StatusName, UnavailableError } from '@agent-bridge/bridgeclient';
+import { BridgeError, type StatusName, TlsRefusalError } from '@agent-bridge/bridgeclient';
 import { EXIT } from './exit-codes.js';
 
 const BY_STATUS: Partial<Record<StatusName, number>> = {
@@ -13,8 +13,8 @@ const BY_STATUS: Partial<Record<StatusName, number>> = {
 export function describeError(error: unknown): { exitCode: number; message: string } | undefined {
   if (error instanceof BridgeError) {
     // A TLS refusal is a refusal of this client (or of the daemon), not a network failure.
-    const tls = error instanceof UnavailableError && error.tlsRefusal !== undefined;
-    const exitCode = tls ? EXIT.refused : (BY_STATUS[error.code] ?? EXIT.failed);
+    const exitCode =
+      error instanceof TlsRefusalError ? EXIT.refused : (BY_STATUS[error.code] ?? EXIT.failed);
     const first = error.message.split('\n')[0] ?? '';
     const message = first.includes(error.code) ? first : `${first} (${error.code})`;
     return {

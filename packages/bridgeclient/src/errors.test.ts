@@ -1,6 +1,6 @@
 import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { fromServiceError, NotFoundError, UnavailableError } from './errors.js';
+import { fromServiceError, NotFoundError, TlsRefusalError, UnavailableError } from './errors.js';
 import { markRefusal } from './private/tls-refusal.js';
 
 const serviceError = (code: status, details: string): ServiceError =>
@@ -28,7 +28,7 @@ describe('fromServiceError', () => {
     expect(refused.message).toBe(
       'Health: no connection to the daemon: connect ECONNREFUSED 127.0.0.1:1',
     );
-    expect((refused as UnavailableError).tlsRefusal).toBeUndefined();
+    expect(refused).not.toBeInstanceOf(TlsRefusalError);
     const reset = fromServiceError(noConnection('read ECONNRESET (2026-11-28T02:00:23.393Z)'), 'X');
     expect(reset.details).toBe('no connection to the daemon: read ECONNRESET');
     const noted = fromServiceError(
@@ -48,16 +48,16 @@ describe('fromServiceError', () => {
     );
   });
 
-  it('reads a TLS refusal out of the text, as tlsRefusal, with a sentence for people', () => {
+  it('reads a TLS refusal out of the text, as a TlsRefusalError, with a sentence for people', () => {
     const closed = markRefusal(
       { reason: 'client_certificate', code: '' },
       "the daemon refused this client's certificate: it closed the connection right after the TLS handshake",
     );
     for (const last of [`${closed} (2026-11-28T02:00:23.393Z)`, `Error: ${closed}`]) {
-      const e = fromServiceError(noConnection(last), 'Health') as UnavailableError;
+      const e = fromServiceError(noConnection(last), 'Health') as TlsRefusalError;
+      expect(e).toBeInstanceOf(TlsRefusalError);
       expect(e).toBeInstanceOf(UnavailableError);
-      expect(e.code).toBe('UNAVAILABLE');
-      expect(e.tlsRefusal).toEqual({ reason: 'client_certificate', code: '' });
+      expect(e).toMatchObject({ code: 'UNAVAILABLE', reason: 'client_certificate', tlsCode: '' });
       expect(e.details).toBe(
         "the daemon refused this client's certificate: it closed the connection right after the TLS handshake",
       );
@@ -69,8 +69,8 @@ describe('fromServiceError', () => {
     const e = fromServiceError(
       noConnection(`Error [ERR_TLS_CERT_ALTNAME_INVALID]: ${name}`),
       'Health',
-    ) as UnavailableError;
-    expect(e.tlsRefusal).toEqual({ reason: 'server_name', code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+    ) as TlsRefusalError;
+    expect(e).toMatchObject({ reason: 'server_name', tlsCode: 'ERR_TLS_CERT_ALTNAME_INVALID' });
     expect(e.details).toBe(
       "the daemon's certificate does not carry the name x: it carries DNS:localhost",
     );

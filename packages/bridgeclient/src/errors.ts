@@ -1,5 +1,12 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
-import { ERROR_PREFIX, readRefusal, type TlsRefusal } from './private/tls-refusal.js';
+import {
+  ERROR_PREFIX,
+  readRefusal,
+  type TlsRefusal,
+  type TlsRefusalReason,
+} from './private/tls-refusal.js';
+
+export type { TlsRefusalReason };
 
 /** The gRPC status codes by name, as `BridgeError.code` carries them. */
 export type StatusName = keyof typeof status;
@@ -56,29 +63,42 @@ export class FailedPreconditionError extends BridgeError {}
 export class ResourceExhaustedError extends BridgeError {}
 /** A seq beyond the session's last one. */
 export class OutOfRangeError extends BridgeError {}
+/** The daemon could not be reached, or is shutting down. */
+export class UnavailableError extends BridgeError {}
 /**
- * The daemon could not be reached, refused the connection, or is shutting
- * down. `tlsRefusal` says when TLS, not the network, stopped the connection.
+ * TLS, not the network, stopped the connection: the daemon refused this
+ * client's certificate, or this client refused the daemon's. It is an
+ * UnavailableError (grpc-js reports it as UNAVAILABLE, and a fleet or a
+ * task treats that daemon as out of reach), but it is never retried: a
+ * certificate that was refused is refused again until someone changes a
+ * certificate, a CRL or the settings.
  */
-export class UnavailableError extends BridgeError {
+export class TlsRefusalError extends UnavailableError {
   /**
-   * Set when TLS stopped the connection: `reason` is `client_certificate`
-   * (the daemon refused this client's certificate), `server_certificate`
-   * (the daemon's certificate is not trusted by `mtls.ca`), `server_name`
-   * (it does not carry the expected name or address) or `handshake` (the
-   * daemon refused the handshake); `code` is the TLS alert or certificate
-   * check, empty when the daemon closed the connection without one.
-   * Undefined for a network failure.
+   * `client_certificate`: the daemon refused this client's certificate
+   * (revoked, expired, from a CA it does not trust, not for client
+   * authentication); `server_certificate`: the daemon's certificate does
+   * not chain to `mtls.ca`; `server_name`: it does not carry the expected
+   * name or IP address (`mtls.serverName`, else the target's host);
+   * `handshake`: the daemon refused the handshake for another reason.
    */
-  readonly tlsRefusal: TlsRefusal | undefined;
+  readonly reason: TlsRefusalReason;
+  /**
+   * The TLS alert received (`certificate_revoked`) or Node's code of the
+   * failed check (`SELF_SIGNED_CERT_IN_CHAIN`, `ERR_TLS_CERT_ALTNAME_INVALID`);
+   * empty when the daemon closed the connection right after the handshake
+   * without an alert, which is how it refuses a client certificate.
+   */
+  readonly tlsCode: string;
 
   constructor(
-    code: StatusName,
     details: string,
-    opts: { method?: string; retryAfterMs?: number; cause?: unknown; tlsRefusal?: TlsRefusal } = {},
+    refusal: TlsRefusal,
+    opts: { method?: string; cause?: unknown } = {},
   ) {
-    super(code, details, opts);
-    this.tlsRefusal = opts.tlsRefusal;
+    super('UNAVAILABLE', details, opts);
+    this.reason = refusal.reason;
+    this.tlsCode = refusal.code;
   }
 }
 /** The call's deadline passed. */
@@ -152,10 +172,9 @@ export function fromServiceError(err: ServiceError, method: string): BridgeError
   const details = err.details ?? err.message;
   if (code === 'UNAVAILABLE') {
     const clean = unavailableDetails(details);
-    return new UnavailableError(code, clean.details, {
-      ...opts,
-      ...(clean.tlsRefusal ? { tlsRefusal: clean.tlsRefusal } : {}),
-    });
+    return clean.tlsRefusal
+      ? new TlsRefusalError(clean.details, clean.tlsRefusal, { method, cause: err })
+      : new UnavailableError(code, clean.details, opts);
   }
   const Class = SUBCLASS[code] ?? BridgeError;
   return new Class(code, details, opts);

@@ -1,6 +1,6 @@
 /**
- * A connection TLS stopped is an UnavailableError that says so
- * (`tlsRefusal`), told apart from one the network lost: the daemon
+ * A connection TLS stopped is a TlsRefusalError (an UnavailableError that
+ * is never retried), told apart from one the network lost: the daemon
  * refusing this client's certificate (revoked, from an untrusted CA, not
  * for client authentication), and this client refusing the daemon's (not
  * from its CA bundle, without the expected name or address). A target
@@ -10,7 +10,11 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type BridgeClientOptions, UnavailableError } from '@agent-bridge/bridgeclient';
+import {
+  type BridgeClientOptions,
+  TlsRefusalError,
+  UnavailableError,
+} from '@agent-bridge/bridgeclient';
 import { createCA, createCrl, issueCert } from '@agent-bridge/pki';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, startDaemon, type TestPki, useDaemon } from '../harness/index.js';
@@ -31,10 +35,10 @@ afterAll(closeClients);
 /** Quick retries: a refusal fails the same way every time. */
 const RETRY = { maxAttempts: 2, initialDelayMs: 20, maxDelayMs: 50 };
 
-/** The UnavailableError of a Health call of a client with `over` options. */
-async function refusal(over: Partial<Omit<BridgeClientOptions, 'jwt'>>): Promise<UnavailableError> {
+/** The TlsRefusalError of a Health call of a client with `over` options. */
+async function refusal(over: Partial<Omit<BridgeClientOptions, 'jwt'>>): Promise<TlsRefusalError> {
   const c = sdkClient(bridge, { retry: RETRY, ...over });
-  return rejection(c.health(), UnavailableError, 'UNAVAILABLE', 'Health');
+  return rejection(c.health(), TlsRefusalError, 'UNAVAILABLE', 'Health');
 }
 
 const mtls = (over: Partial<BridgeClientOptions['mtls']>) => ({
@@ -42,7 +46,7 @@ const mtls = (over: Partial<BridgeClientOptions['mtls']>) => ({
   ...over,
 });
 
-describe('TLS refusals are UnavailableErrors that say so', () => {
+describe('TLS refusals are TlsRefusalErrors, told apart from the network', () => {
   it('the daemon refusing a revoked, untrusted or wrong-purpose client certificate: client_certificate', async () => {
     const server = {
       cert: readFileSync(bridge.pki.serverCertPath, 'utf8'),
@@ -54,7 +58,8 @@ describe('TLS refusals are UnavailableErrors that say so', () => {
       server,
     ]) {
       const e = await refusal({ mtls: mtls(cert) });
-      expect(e.tlsRefusal).toEqual({ reason: 'client_certificate', code: '' });
+      expect(e).toBeInstanceOf(UnavailableError);
+      expect(e).toMatchObject({ reason: 'client_certificate', tlsCode: '' });
       expect(e.details).toBe(
         "the daemon refused this client's certificate: it closed the connection right after the TLS handshake",
       );
@@ -63,25 +68,50 @@ describe('TLS refusals are UnavailableErrors that say so', () => {
 
   it("this client refusing the daemon's certificate: server_name, server_certificate", async () => {
     const name = await refusal({ mtls: mtls({ serverName: 'evil.example' }) });
-    expect(name.tlsRefusal).toEqual({
-      reason: 'server_name',
-      code: 'ERR_TLS_CERT_ALTNAME_INVALID',
-    });
+    expect(name).toMatchObject({ reason: 'server_name', tlsCode: 'ERR_TLS_CERT_ALTNAME_INVALID' });
     expect(name.details).toBe(
       "the daemon's certificate does not carry the name evil.example: it carries DNS:localhost, IP Address:127.0.0.1",
     );
     const otherCa = await createCA({ name: 'another CA' });
     const untrusted = await refusal({ mtls: mtls({ ca: otherCa.certPem }) });
-    expect(untrusted.tlsRefusal?.reason).toBe('server_certificate');
+    expect(untrusted.reason).toBe('server_certificate');
     expect(untrusted.details).toMatch(
       /^the daemon's certificate is not trusted: .+ \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)$/,
     );
   });
 
-  it('a daemon that is not there: no tlsRefusal, and a readable text', async () => {
-    const gone = await refusal({ target: '127.0.0.1:1' });
-    expect(gone.tlsRefusal).toBeUndefined();
+  it('a daemon that is not there: an UnavailableError, and a readable text', async () => {
+    const c = sdkClient(bridge, { retry: RETRY, target: '127.0.0.1:1' });
+    const gone = await rejection(c.health(), UnavailableError, 'UNAVAILABLE', 'Health');
     expect(gone.details).toBe('no connection to the daemon: connect ECONNREFUSED 127.0.0.1:1');
+  });
+});
+
+describe('a TLS refusal is not retried', () => {
+  /** A client of the revoked certificate that would retry a lost network for a long time. */
+  const patient = () =>
+    sdkClient(bridge, {
+      mtls: mtls({ cert: revoked.certPem, key: revoked.keyPem }),
+      retry: { maxAttempts: 10, initialDelayMs: 1000, maxDelayMs: 1000 },
+      timeouts: { callMs: 60_000, reconnectMs: 60_000 },
+    });
+
+  it('a call fails at its first refusal, not after its retries', async () => {
+    const started = Date.now();
+    await rejection(patient().health(), TlsRefusalError, 'UNAVAILABLE', 'Health');
+    // Nine retries would pause about 4.5 s in all (full jitter of 1 s each).
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('an event stream ends with it, instead of reconnecting for its reconnect budget', async () => {
+    const started = Date.now();
+    const stream = patient().events('00000000-0000-4000-8000-000000000000');
+    const failed = await (async () => {
+      for await (const _ of stream) return undefined;
+    })().catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(TlsRefusalError);
+    expect(failed).toMatchObject({ reason: 'client_certificate' });
+    expect(Date.now() - started).toBeLessThan(1500);
   });
 });
 
@@ -126,7 +156,7 @@ describe('a target given as an IP address, without serverName', () => {
         target: `127.0.0.1:${localhostOnly.port}`,
         mtls: mtlsByAddress(),
       });
-      expect(wrong.tlsRefusal?.reason).toBe('server_name');
+      expect(wrong.reason).toBe('server_name');
       expect(wrong.details).toBe(
         "the daemon's certificate does not carry the address 127.0.0.1: it carries DNS:localhost",
       );
