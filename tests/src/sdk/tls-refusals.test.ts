@@ -103,15 +103,36 @@ describe('a TLS refusal is not retried', () => {
     expect(Date.now() - started).toBeLessThan(1500);
   });
 
-  it('an event stream ends with it, instead of reconnecting for its reconnect budget', async () => {
+  /** How long `client`'s stream of some session takes to fail, and what it fails with. */
+  async function streamFailure(client: ReturnType<typeof patient>) {
     const started = Date.now();
-    const stream = patient().events('00000000-0000-4000-8000-000000000000');
+    const stream = client.events('00000000-0000-4000-8000-000000000000');
     const failed = await (async () => {
       for await (const _ of stream) return undefined;
     })().catch((e: unknown) => e);
+    return { failed, ms: Date.now() - started };
+  }
+
+  it('an event stream ends at once on a certain refusal (a name the daemon lacks)', async () => {
+    const named = sdkClient(bridge, {
+      mtls: mtls({ serverName: 'evil.example' }),
+      timeouts: { reconnectMs: 60_000 },
+    });
+    const { failed, ms } = await streamFailure(named);
     expect(failed).toBeInstanceOf(TlsRefusalError);
-    expect(failed).toMatchObject({ reason: 'client_certificate' });
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(failed).toMatchObject({ reason: 'server_name' });
+    expect(ms).toBeLessThan(1500);
+  });
+
+  it('an event stream gives a certificate refused without an alert 10 s, not its reconnect budget', {
+    timeout: 60_000,
+  }, async () => {
+    // A network cut right after a handshake looks the same: a few reconnects, then the refusal.
+    const { failed, ms } = await streamFailure(patient());
+    expect(failed).toBeInstanceOf(TlsRefusalError);
+    expect(failed).toMatchObject({ reason: 'client_certificate', tlsCode: '' });
+    expect(ms).toBeGreaterThanOrEqual(10_000);
+    expect(ms).toBeLessThan(20_000);
   });
 });
 
