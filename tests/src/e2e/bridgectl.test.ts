@@ -315,7 +315,7 @@ describe('bridgectl', () => {
     }
   });
 
-  it('ends quietly when its output is closed (| head), bridgectl and bridge-ca alike', async () => {
+  it('ends quietly when its output is closed (| head): bridgectl, bridge-ca and bridge', async () => {
     const id = (
       await ctl(['sessions', 'start', '--provider', 'mock', '--repo', daemon.repo])
     ).stdout.trim();
@@ -339,23 +339,33 @@ describe('bridgectl', () => {
       await kill(events.proc, events.exited);
       await ctl(['sessions', 'stop', id]);
     }
-    // bridge-ca writes its help into a pipe already closed.
-    const ca = spawn(process.execPath, [...ENTRY('cmd/bridge-ca/src/main.ts'), '--help'], {
-      cwd: REPO_ROOT,
-      env: env(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    ca.stdout.destroy();
-    let caErr = '';
-    ca.stderr.on('data', (d) => {
-      caErr += d;
-    });
-    const [caCode] = await within(
-      'bridge-ca to end',
-      once(ca, 'exit') as Promise<[number]>,
-      30_000,
-    );
-    expect({ code: caCode, stderr: caErr }).toEqual({ code: 0, stderr: '' });
+    // Each CLI writes into a pipe its reader has already closed.
+    const intoClosedPipe = async (entry: string, args: string[]) => {
+      const child = spawn(process.execPath, [...ENTRY(entry), ...args], {
+        cwd: REPO_ROOT,
+        env: env(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      const [code] = await within(
+        `${entry} ${args.join(' ')} to end`,
+        once(child, 'exit') as Promise<[number]>,
+        30_000,
+      );
+      return { entry, args, code, stderr };
+    };
+    const runs = await Promise.all([
+      intoClosedPipe('cmd/bridgectl/src/main.ts', ['--help']),
+      intoClosedPipe('cmd/bridgectl/src/main.ts', ['sessions', 'list']),
+      intoClosedPipe('cmd/bridge-ca/src/main.ts', ['--help']),
+      intoClosedPipe('cmd/bridge/src/main.ts', ['--help']),
+      intoClosedPipe('cmd/bridge/src/main.ts', ['--version']),
+    ]);
+    for (const r of runs) expect(r).toEqual({ ...r, code: 0, stderr: '' });
   });
 
   it('every CLI has --help, and refuses a bad flag in one line with exit 2', async () => {
