@@ -34,7 +34,8 @@ const BRIDGECTL: Program<CtlIo> = {
     options: CONNECTION_OPTIONS,
   },
   notes: [
-    'Every command takes these, --json (one JSON document; one object per line for events) and --help.',
+    'Every command but completion takes these; every command takes --json (one JSON document;',
+    'one object per line for events) and --help.',
     'The profile is the one named by --profile or $BRIDGECTL_PROFILE (default "dev"), in the file',
     '$BRIDGECTL_PROFILES, else $XDG_CONFIG_HOME/agent-bridge/profiles.yaml, else',
     '~/.config/agent-bridge/profiles.yaml. `npm run dev` in the repository writes the "dev"',

@@ -19,6 +19,7 @@ export function completionCommand<Io extends CliIo>(program: Program<Io>): Comma
     usage: `${program.name} completion bash|zsh|fish`,
     options: {},
     positionals: { min: 1, max: 1 },
+    ownOptionsOnly: true,
     notes: [
       'Load it in the current shell, or install it for every new one:',
       `  bash: source <(${program.name} completion bash)`,

@@ -77,7 +77,7 @@ export function commandHelp<Io extends CliIo>(program: Program<Io>, command: Com
   const own = optionRows(command.options);
   own.push({ left: '--json', right: 'print the result as JSON' });
   own.push({ left: '--help', right: 'show this help' });
-  const global = program.globalOptions;
+  const global = command.ownOptionsOnly ? undefined : program.globalOptions;
   const shared = global
     ? `the ${global.title.replace(/ \(.*$/, '')} options (${optionList(Object.keys(global.options))}) and the exit statuses`
     : 'the exit statuses';

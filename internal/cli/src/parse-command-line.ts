@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CliError } from './cli-error.js';
 import type { Command, OptionSpec, OptionValues } from './command.js';
-import type { Program } from './program.js';
+import { allOptions, type Program } from './program.js';
 
 /** The options and positionals of one command's arguments. */
 export interface ParsedLine {
@@ -22,11 +22,7 @@ export function parseCommandLine(
   command: Command<never>,
   args: readonly string[],
 ): ParsedLine {
-  const specs: Record<string, OptionSpec> = {
-    ...command.options,
-    ...program.globalOptions?.options,
-    json: { type: 'boolean', description: '' },
-  };
+  const { help: _help, ...specs } = allOptions(program, command);
   const usage = (message: string) =>
     new CliError(
       program.exit.usage,

@@ -32,14 +32,14 @@ export interface Program<Io extends CliIo = CliIo> {
   describeError?: (error: unknown) => { exitCode: number; message: string } | undefined;
 }
 
-/** Every option a command accepts: its own, the program's global ones, --json and --help. */
+/** Every option a command accepts: its own, the program's global ones (unless not its), --json and --help. */
 export function allOptions(
   program: Program<never>,
   command: Command<never>,
 ): Record<string, OptionSpec> {
   return {
     ...command.options,
-    ...program.globalOptions?.options,
+    ...(command.ownOptionsOnly ? {} : program.globalOptions?.options),
     json: { type: 'boolean', description: 'print the result as JSON' },
     help: { type: 'boolean', description: 'show this help' },
   };

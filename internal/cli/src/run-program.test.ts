@@ -159,17 +159,20 @@ describe('runProgram', () => {
     expect(main.stdout).toMatch(/global:\n {2}--where FILE +somewhere\n/);
     expect(main.stdout).toMatch(/exit status:\n {2}0 ok/);
     expect((await invoke(['things', '--help'])).stdout).toContain('tool things: commands');
-    for (const argv of [
-      ['things', 'drop', '--help'],
-      ['completion', '--help'],
-    ]) {
-      const help = (await invoke(argv)).stdout;
+    for (const [argv, pointer] of [
+      [['things', 'drop', '--help'], 'the global options (--where) and the exit statuses'],
+      // completion takes none of the global options: its help does not point at them.
+      [['completion', '--help'], 'the exit statuses'],
+    ] as const) {
+      const help = (await invoke([...argv])).stdout;
       expect(help).toContain(`usage: tool ${argv.slice(0, -1).join(' ')}`);
       expect(help).not.toMatch(/somewhere|exit status:|0 ok/);
-      expect(help).toContain(
-        'tool --help lists the global options (--where) and the exit statuses.',
-      );
+      expect(help).toContain(`\ntool --help lists ${pointer}.\n`);
     }
+    expect(await invoke(['completion', 'bash', '--where', 'x'])).toMatchObject({
+      code: 2,
+      stderr: "tool: completion: Unknown option '--where'; see tool completion --help\n",
+    });
     expect((await invoke(['ping', '--help'])).stdout).toMatch(/^ {2}--level N +a level$/m);
     expect((await invoke([])).code).toBe(2);
   });
