@@ -54,7 +54,8 @@ export function connect(settings: Settings): BridgeClient {
       .replace(/, got .*$/, '');
     throw new CliError(
       EXIT.usage,
-      `bad ${flagOf(key)} "${values[key] ?? ''}" (${settings.from[key] ?? 'default'}): ${why}`,
+      // Named as the user set it: "--address", "$BRIDGECTL_ADDRESS" or "address of profile …".
+      `${settings.from[key] ?? `the default of ${flagOf(key)}`} is "${values[key] ?? ''}": ${why}`,
     );
   }
 }

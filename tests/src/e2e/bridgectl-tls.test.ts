@@ -222,7 +222,7 @@ describe('bridgectl and the files of its settings', () => {
     expectOneLine(
       badAddress,
       2,
-      /^bridgectl: bad --address "nope" \(--address\): must be "host:port" with a port of 1-65535\n$/,
+      /^bridgectl: --address is "nope": must be "host:port" with a port of 1-65535\n$/,
     );
   });
 });
