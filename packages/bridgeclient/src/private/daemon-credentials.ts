@@ -6,11 +6,9 @@ import {
   connect as tlsConnect,
 } from 'node:tls';
 import { CallCredentials, ChannelCredentials } from '@grpc/grpc-js';
-import { alertOf, alertRefusal, isVerifyCode, markRefusal } from './tls-refusal.js';
+import { alertOf, alertRefusal, isMarked, isVerifyCode, markRefusal } from './tls-refusal.js';
 
 type SecureConnector = ReturnType<ChannelCredentials['_createSecureConnector']>;
-
-const MARKED = '[tls-refusal ';
 
 /**
  * The channel credentials of a daemon: TLS 1.3 with this client's
@@ -87,7 +85,7 @@ export class DaemonCredentials extends ChannelCredentials {
         }
         // The listeners grpc-js adds after this one read the same error:
         // mark it while it is still about the handshake.
-        if (tls.bytesRead === 0 && !err.message.includes(MARKED)) {
+        if (tls.bytesRead === 0 && !isMarked(err.message)) {
           err.message = refusedAfterHandshake(err);
         }
       });
@@ -107,7 +105,7 @@ export class DaemonCredentials extends ChannelCredentials {
 
 /** A failed handshake: marked when TLS explains it, as it came otherwise (a network failure). */
 function handshakeFailure(err: Error & { code?: string }): Error {
-  if (err.message.includes(MARKED)) return err;
+  if (isMarked(err.message)) return err;
   const alert = alertOf(err);
   if (alert) {
     const { refusal, sentence } = alertRefusal(alert);

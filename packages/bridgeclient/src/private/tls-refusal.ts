@@ -63,6 +63,9 @@ export function markRefusal(refusal: TlsRefusal, sentence: string): string {
   return `${sentence} [tls-refusal ${refusal.reason} ${refusal.code || '-'}]`;
 }
 
+/** True for a text `markRefusal` wrote. */
+export const isMarked = (text: string): boolean => MARK.test(text.replace(ERROR_PREFIX, ''));
+
 /** The refusal marked in `text` (grpc-js's "Last error"), and its sentence. */
 export function readRefusal(text: string): { refusal: TlsRefusal; sentence: string } | undefined {
   const m = MARK.exec(text.replace(ERROR_PREFIX, ''));
