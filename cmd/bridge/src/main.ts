@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRedactor } from '@agent-bridge/bridge';
+import { outputClosed } from '@agent-bridge/cli';
 import {
   type BridgeConfig,
   ConfigError,
@@ -347,6 +348,9 @@ function printDevHelp(configFile: string, port: number, listen: string): void {
 `);
 }
 
+// A reader that goes away (`bridge --help | head -1`) is no failure: what is
+// left to write is dropped, instead of an EPIPE stack trace and exit 1.
+outputClosed();
 main(process.argv.slice(2)).then(
   (code) => {
     // The daemon has stopped (or never started): exit even if a library
