@@ -1,4 +1,36 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+const ALL = [
+  'packages/*/src/**/*.test.ts',
+  'internal/*/src/**/*.test.ts',
+  'cmd/*/src/**/*.test.ts',
+  'tests/src/**/*.test.ts',
+  'bench/src/**/*.test.ts',
+];
+const NEVER = ['**/node_modules/**', 'tests/contract/**'];
+
+/**
+ * The slow groups: `npm run test:slow` (CI runs them after `npm test`;
+ * `npm run test:full` runs both). Each spends its time on many processes or
+ * on waiting by design, not on logic the default suite leaves untested:
+ * fault injection (kills, floods, restarts, stalls), the CLIs run as
+ * processes against openssl, packaging and the examples, the SDK under
+ * network cuts and daemon restarts, the floods of the security catalogue,
+ * and start-ups beside a CPU hog.
+ */
+const SLOW = [
+  'tests/src/faults/**/*.test.ts',
+  'tests/src/pki/**/*.test.ts',
+  'tests/src/e2e/bridgectl*.test.ts',
+  'tests/src/e2e/cli.test.ts',
+  'tests/src/e2e/service.test.ts',
+  'tests/src/e2e/build-script.test.ts',
+  'tests/src/examples/**/*.test.ts',
+  'tests/src/sdk/{network-cuts,restart-acks,tokens,resume,delivery}.test.ts',
+  'tests/src/security/{http2-limits,fanout,handshake-flood,path-race,rate-limits}.test.ts',
+  'tests/src/providers/{concurrent-start,busy-host-probes}.test.ts',
+];
 
 // One run for the whole workspace. Workspace packages resolve to their
 // TypeScript sources through the "development" export condition, so tests
@@ -7,18 +39,16 @@ export default defineConfig({
   resolve: { conditions: ['development'] },
   ssr: { resolve: { conditions: ['development'] } },
   test: {
-    include: [
-      'packages/*/src/**/*.test.ts',
-      'internal/*/src/**/*.test.ts',
-      'cmd/*/src/**/*.test.ts',
-      'tests/src/**/*.test.ts',
-      'bench/src/**/*.test.ts',
-    ],
-    exclude: ['**/node_modules/**', 'tests/contract/**'],
     globalSetup: ['tests/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    reporters: process.env.CI ? ['default'] : ['default'],
+    // vitest's default (cores - 1) is one worker on a 2-core machine; the
+    // tests wait on child processes and sockets as much as they compute.
+    maxWorkers: Math.max(2, availableParallelism()),
+    projects: [
+      { extends: true, test: { name: 'default', include: ALL, exclude: [...NEVER, ...SLOW] } },
+      { extends: true, test: { name: 'slow', include: SLOW, exclude: NEVER } },
+    ],
   },
 });

@@ -6,11 +6,11 @@ import { EXIT, PKI_ERROR_EXIT } from './exit-codes.js';
 const EXIT_LINES = [
   `  ${EXIT.ok}   success (also "not due" for renew --if-expiring-within)`,
   `  ${EXIT.verifyFailed}   verify: the certificate did not validate`,
-  `  ${EXIT.usage}   usage: unknown command or option, missing or invalid value, invalid CN or SAN`,
+  `  ${EXIT.usage}   usage: unknown command or option, missing or invalid value, invalid CN or SAN, new passphrase too short`,
   `  ${EXIT.file}   file: input missing or unreadable, output exists (use --force), cannot write`,
   `  ${EXIT.passphrase}   passphrase: wrong, empty, or none available`,
   `  ${EXIT.caRefused}   CA refused: not a CA, expired, key does not match, not the issuer`,
-  `  ${EXIT.badInput}   bad input: a file is not the certificate, key or CRL expected`,
+  `  ${EXIT.badInput}   bad input: a file is not the certificate, key or CRL expected (a CA where a leaf is expected)`,
   `  ${EXIT.internal}  internal error`,
 ];
 

@@ -5,7 +5,7 @@ export const EXIT = {
   ok: 0,
   /** `verify`: the certificate did not validate. */
   verifyFailed: 1,
-  /** Bad command line: unknown command or option, missing or invalid value, invalid CN or SAN. */
+  /** Bad command line: unknown command or option, missing or invalid value, invalid CN or SAN, a new passphrase too short. */
   usage: 2,
   /** A file: input missing or unreadable, output exists (without --force) or not writable. */
   file: 3,
@@ -13,7 +13,7 @@ export const EXIT = {
   passphrase: 4,
   /** The CA cannot be used: not a CA, expired, key does not match, not the issuer. */
   caRefused: 5,
-  /** A file's content is not what was expected (not a certificate, key or CRL). */
+  /** A file's content is not what was expected (not a certificate, key or CRL; a CA where a leaf is expected). */
   badInput: 6,
   /** A bug: an unexpected error. */
   internal: 70,

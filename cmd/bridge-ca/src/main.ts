@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point: `pnpm bridge-ca <command>`. Wires the real process into the CLI.
+// Entry point: `npm run bridge-ca -- <command>`. Wires the real process into the CLI.
 import { ReadStream } from 'node:tty';
 import { runCli } from './cli.js';
 import { promptSecretOnTty } from './private/tty-prompt.js';
@@ -9,7 +9,7 @@ const exitCode = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   env: process.env,
-  // Under `pnpm bridge-ca`, INIT_CWD is where the user typed the command.
+  // Under `npm run bridge-ca` (or pnpm), INIT_CWD is where the user typed the command.
   cwd: process.env.INIT_CWD ?? process.cwd(),
   ...(stdin.isTTY && stdin instanceof ReadStream
     ? { promptSecret: (question: string) => promptSecretOnTty(stdin, process.stderr, question) }

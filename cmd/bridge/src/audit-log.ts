@@ -1,5 +1,9 @@
+import { closeSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Audit, AuditRecord, Redactor } from '@agent-bridge/bridge';
+import { makeDirectories } from '@agent-bridge/providers';
 import pino, { type Logger } from 'pino';
+import { jsonLine } from './json-line.js';
 
 export interface AuditLog {
   readonly audit: Audit;
@@ -34,20 +38,40 @@ export function createAuditLog(opts: {
       close: () => undefined,
     };
   }
+  openForAppending(opts.path);
   const dest = pino.destination({
     dest: opts.path,
     sync: true,
     append: true,
-    mkdir: true,
+    mkdir: false,
     mode: 0o600,
   });
   return {
     audit: (r) => {
-      dest.write(`${JSON.stringify(auditLine(r, now(), opts.redact))}\n`);
+      dest.write(`${jsonLine(auditLine(r, now(), opts.redact))}\n`);
     },
     reopen: () => dest.reopen(),
     close: () => dest.end(),
   };
+}
+
+/**
+ * Creates the file (and its directory) if need be, once, with a clear
+ * error. Not left to pino's `mkdir`, a recursive mkdirSync: on Node 20 a
+ * directory that cannot be made (under /proc, say) makes that retry
+ * without end, and the daemon neither started nor exited.
+ */
+function openForAppending(path: string): void {
+  try {
+    makeDirectories(dirname(path), 0o700);
+  } catch (err) {
+    throw new Error(`cannot create the directory of ${path}: ${(err as Error).message}`);
+  }
+  try {
+    closeSync(openSync(path, 'a', 0o600));
+  } catch (err) {
+    throw new Error(`cannot open ${path} for appending (${(err as NodeJS.ErrnoException).code})`);
+  }
 }
 
 /**

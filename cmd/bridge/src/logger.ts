@@ -2,12 +2,14 @@ import { SecretRedactor } from '@agent-bridge/bridge';
 import type { LogLevel } from '@agent-bridge/config';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { escapeLineSeparators } from './json-line.js';
 
 /**
  * The daemon's logger. Every serialized line passes through the redactor
  * (the built-in rules plus `logging.redact_patterns`) and stays valid JSON,
  * so a secret in a message, a nested field or a stack never reaches the
- * log, whatever path it took.
+ * log, whatever path it took; U+2028 and U+2029 are escaped, so every
+ * record is one line to every line splitter.
  */
 export function createLogger(opts: {
   level: LogLevel;
@@ -24,7 +26,7 @@ export function createLogger(opts: {
     {
       level: opts.level,
       base: { svc: 'bridge' },
-      hooks: { streamWrite: (line) => secrets.redactJson(line) },
+      hooks: { streamWrite: (line) => escapeLineSeparators(secrets.redactJson(line)) },
     },
     dest,
   );

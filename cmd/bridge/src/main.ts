@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRedactor } from '@agent-bridge/bridge';
+import { outputClosed } from '@agent-bridge/cli';
 import {
   type BridgeConfig,
   ConfigError,
@@ -18,7 +19,7 @@ import {
   SupervisedProcess,
   trackingSpawner,
 } from '@agent-bridge/providers';
-import { loadTlsMaterial } from '@agent-bridge/server';
+
 import { type AuditLog, createAuditLog } from './audit-log.js';
 import { startDaemon } from './daemon.js';
 import {
@@ -31,6 +32,7 @@ import {
 } from './dev-setup.js';
 import { createLogger } from './logger.js';
 import { defaultStateDir, type OrphanGuard, startOrphanGuard } from './orphan-guard.js';
+import { checkStartup } from './startup-checks.js';
 import { VERSION } from './version.js';
 
 const HELP = `bridge ${VERSION}: supervises AI coding agents and serves them over gRPC (TLS 1.3 mTLS + JWT)
@@ -58,7 +60,7 @@ Signals: SIGTERM/SIGINT stop gracefully (sessions get their terminal event,
 children are stopped within stop_grace_period); SIGHUP reloads TLS files.
 Exit codes: 0 ok, 1 runtime failure, 2 usage or invalid configuration.`;
 
-/** Where `pnpm dev` was invoked (scripts/run.mjs passes it through). */
+/** Where `npm run dev` was invoked (scripts/run.mjs passes it through). */
 const invokedFrom = process.env.INIT_CWD ?? process.cwd();
 
 const parseCommandLine = (argv: string[]) =>
@@ -158,17 +160,46 @@ function load(
 }
 
 async function checkConfig(file: string, host: ProviderHost): Promise<number> {
+  let config: BridgeConfig;
   try {
-    const { config } = load(file, host);
-    await loadTlsMaterial(config.tls);
-    process.stdout.write(
-      `${file}: ok (listen ${config.server.listen}, ${Object.keys(config.providers).length} providers, ${config.allowedPaths.length} allowed paths)\n`,
-    );
-    return 0;
+    config = load(file, host).config;
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;
   }
+  const check = await checkStartup(
+    config,
+    startupCheckOptions(config, stateDirOf(config, undefined), host),
+  );
+  if (check.problems.length > 0) {
+    process.stderr.write(`${file}: cannot start with it:\n${lines(check.problems)}`);
+    return 2;
+  }
+  process.stdout.write(
+    `${file}: ok (listen ${config.server.listen}, ${Object.keys(config.providers).length} providers, ${config.allowedPaths.length} allowed paths)\n`,
+  );
+  if (check.warnings.length > 0) process.stderr.write(lines(check.warnings));
+  return 0;
+}
+
+const lines = (items: readonly string[]) => items.map((l) => `  ${l}\n`).join('');
+
+/** Where the daemon keeps its state: `sessions.state_dir`, else the dev directory's or the default one. */
+function stateDirOf(config: BridgeConfig, dev: DevRun | undefined): string {
+  return (
+    config.sessions.stateDir ||
+    (dev ? join(dev.files.dir, 'state') : defaultStateDir(process.env, tmpdir()))
+  );
+}
+
+function startupCheckOptions(config: BridgeConfig, stateDir: string, host: ProviderHost) {
+  return {
+    stateDir,
+    stateDirKey: config.sessions.stateDir
+      ? 'sessions.state_dir'
+      : 'sessions.state_dir (unset, so the default)',
+    pathEnv: host.parentEnv.PATH ?? '',
+  };
 }
 
 /** What `bridge dev` set up: the files, and the listen address it asked for. */
@@ -191,12 +222,21 @@ async function run(
     return 2;
   }
   const { config, providers } = loaded;
+  const stateDir = stateDirOf(config, dev);
+  // What check-config checks: a configuration the host cannot serve exits 2
+  // here, before anything starts (the unit does not restart on 2).
+  const check = await checkStartup(config, startupCheckOptions(config, stateDir, host));
+  if (check.problems.length > 0) {
+    process.stderr.write(`bridge: cannot start with ${file}:\n${lines(check.problems)}`);
+    return 2;
+  }
   const redactPatterns = config.logging.redactPatterns.map(compileRedactPattern);
   const logger = createLogger({
     level: config.logging.level,
     format: config.logging.format,
     redactPatterns,
   });
+  for (const w of check.warnings) logger.warn(w);
   let auditLog: AuditLog;
   try {
     auditLog = createAuditLog({
@@ -208,9 +248,6 @@ async function run(
     logger.fatal({ err }, `cannot open the audit log: ${(err as Error).message}`);
     return 1;
   }
-  const stateDir =
-    config.sessions.stateDir ||
-    (dev ? join(dev.files.dir, 'state') : defaultStateDir(process.env, tmpdir()));
   let orphans: OrphanGuard;
   try {
     orphans = startOrphanGuard({ stateDir, groups, logger });
@@ -237,7 +274,7 @@ async function run(
       const profile = await writeDevProfile(dev.files, dev.listen, daemon.server.port, process.env);
       process.stderr.write(
         profile.outcome === 'written'
-          ? `  bridgectl profile "dev" written to ${profile.file}: try \`npx pnpm bridgectl health\`\n\n`
+          ? `  bridgectl profile "dev" written to ${profile.file}: try \`npm run bridgectl -- health\`\n\n`
           : `  bridgectl profile "dev" in ${profile.file} was edited, so it is kept as it is\n\n`,
       );
     } catch (err) {
@@ -303,7 +340,7 @@ function printDevHelp(configFile: string, port: number, listen: string): void {
   audit log    ${rel('audit.jsonl')}
 
   Mint a token (valid 5 minutes, bound to the client certificate) and call the daemon:
-    TOKEN=$(npx pnpm -s bridge-ca jwt-mint --key ${rel('jwt.key')} --iss ${DEV_ISSUER} --sub me --project ${DEV_PROJECT} --bind-cert ${rel('client.crt')})
+    TOKEN=$(npm run -s bridge-ca -- jwt-mint --key ${rel('jwt.key')} --iss ${DEV_ISSUER} --sub me --project ${DEV_PROJECT} --bind-cert ${rel('client.crt')})
     npx buf curl --protocol grpc --cacert ${rel('ca.crt')} --cert ${rel('client.crt')} --key ${rel('client.key')} \\
       -H "authorization: Bearer $TOKEN" https://${host}:${port}/bridge.v1.BridgeService/ListProviders
 
@@ -311,6 +348,9 @@ function printDevHelp(configFile: string, port: number, listen: string): void {
 `);
 }
 
+// A reader that goes away (`bridge --help | head -1`) is no failure: what is
+// left to write is dropped, instead of an EPIPE stack trace and exit 1.
+outputClosed();
 main(process.argv.slice(2)).then(
   (code) => {
     // The daemon has stopped (or never started): exit even if a library

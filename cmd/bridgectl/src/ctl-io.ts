@@ -6,7 +6,7 @@ export interface CtlIo extends CliIo {
   stdoutIsTty: boolean;
   /** Spinners go to stderr, and only when it is a terminal. */
   stderrIsTty: boolean;
-  /** Aborted on Ctrl-C: a following stream ends quietly. */
+  /** Aborted on Ctrl-C, or when the output is closed (its reason then isOutputClosed): a following stream ends quietly. */
   signal?: AbortSignal;
   /**
    * Shows `question` to the person at the terminal and resolves with the

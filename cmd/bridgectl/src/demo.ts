@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm demo [--provider ID]`: a session end to end through bridgectl's own
+// `npm run demo [-- --provider ID]`: a session end to end through bridgectl's own
 // pieces. Uses the dev daemon the "dev" profile points at when it answers;
 // otherwise starts `bridge dev` in the background and stops it at the end.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -12,14 +12,17 @@ import {
   isTerminal,
   type SessionEvent,
 } from '@agent-bridge/bridgeclient';
-import { connect, resolveSettings } from './connection.js';
+import { CliError } from '@agent-bridge/cli';
+import { connect } from './connection.js';
+import { explainConnectionError } from './connection-errors.js';
+import { resolveSettings, type Settings } from './connection-settings.js';
 import type { CtlIo } from './ctl-io.js';
 import { describeError } from './describe-error.js';
 import { EXIT } from './exit-codes.js';
 import { followEvents, rendererFor } from './follow-events.js';
 import { createSpinner } from './spinner.js';
 
-const USAGE = `usage: pnpm demo [--provider ID]
+const USAGE = `usage: npm run demo [-- --provider ID]
 
 Starts a session on the dev daemon (the bridgectl profile "dev"), sends two
 turns, shows what the agent does as it happens, and stops the session. When
@@ -46,11 +49,20 @@ const io: CtlIo = {
   stderrIsTty: process.stderr.isTTY === true,
 };
 
+/** The dev profile's settings, once read: failures are explained with them. */
+let settings: Settings | undefined;
+
+/** A client for the dev profile's settings. */
+async function connectDev(): Promise<BridgeClient> {
+  settings = await resolveSettings({ profile: 'dev' }, io);
+  return connect(settings);
+}
+
 /** A client for the dev profile when its daemon answers, else undefined. */
 async function devClient(): Promise<BridgeClient | undefined> {
   let client: BridgeClient;
   try {
-    client = connect(await resolveSettings({ profile: 'dev' }, io));
+    client = await connectDev();
   } catch {
     return undefined; // no dev profile (yet), or its files are gone
   }
@@ -123,13 +135,13 @@ async function demo(provider: string): Promise<void> {
       spinner.start('starting bridge dev…');
       daemon = await startDevDaemon();
       spinner.stop();
-      client = connect(await resolveSettings({ profile: 'dev' }, io));
+      client = await connectDev();
     }
     spinner.start(`starting a ${provider} session…`);
     const { sessionId, status } = await client.startSession({ provider, repoPath: io.cwd });
     spinner.stop();
     io.stderr(
-      `demo: session ${sessionId} (${status}); watch it too with: pnpm bridgectl events ${sessionId} --follow\n`,
+      `demo: session ${sessionId} (${status}); watch it too with: npm run bridgectl -- events ${sessionId} --follow\n`,
     );
     const renderer = rendererFor(io);
     const until = (type: EventType) => (e: SessionEvent) => e.type === type || isTerminal(e);
@@ -172,14 +184,18 @@ async function main(): Promise<number> {
     }
     provider = values.provider ?? 'mock';
   } catch (err) {
-    io.stderr(`demo: ${(err as Error).message.split('\n')[0]} (see pnpm demo --help)\n`);
+    io.stderr(`demo: ${(err as Error).message.split('\n')[0]} (see npm run demo -- --help)\n`);
     return EXIT.usage;
   }
   try {
     await demo(provider);
     return EXIT.ok;
   } catch (err) {
-    const known = describeError(err);
+    const explained = settings ? explainConnectionError(err, settings) : err;
+    const known =
+      explained instanceof CliError
+        ? { exitCode: explained.exitCode, message: explained.message }
+        : describeError(explained);
     io.stderr(`demo: ${known?.message ?? (err as Error).message}\n`);
     return known?.exitCode ?? EXIT.failed;
   }

@@ -1,4 +1,4 @@
-import { BridgeError, type StatusName } from '@agent-bridge/bridgeclient';
+import { BridgeError, type StatusName, TlsRefusalError } from '@agent-bridge/bridgeclient';
 import { EXIT } from './exit-codes.js';
 
 const BY_STATUS: Partial<Record<StatusName, number>> = {
@@ -12,7 +12,9 @@ const BY_STATUS: Partial<Record<StatusName, number>> = {
 /** A failed call as bridgectl reports it: the SDK's status decides the exit code. */
 export function describeError(error: unknown): { exitCode: number; message: string } | undefined {
   if (error instanceof BridgeError) {
-    const exitCode = BY_STATUS[error.code] ?? EXIT.failed;
+    // A TLS refusal is a refusal of this client (or of the daemon), not a network failure.
+    const exitCode =
+      error instanceof TlsRefusalError ? EXIT.refused : (BY_STATUS[error.code] ?? EXIT.failed);
     const first = error.message.split('\n')[0] ?? '';
     const message = first.includes(error.code) ? first : `${first} (${error.code})`;
     return {

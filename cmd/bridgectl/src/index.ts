@@ -1,4 +1,4 @@
-// bridgectl as a library: the CLI in-process, and the event rendering `pnpm demo` shares.
+// bridgectl as a library: the CLI in-process, and the event rendering `npm run demo` shares.
 
 export { runCli } from './cli.js';
 export type { CtlIo } from './ctl-io.js';

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Entry point: `pnpm bridgectl <command>`, or `bridgectl` once built. Wires the real process into the CLI.
+// Entry point: `npm run bridgectl -- <command>`, or `bridgectl` once built. Wires the real process into the CLI.
+import { outputClosed } from '@agent-bridge/cli';
 import { runCli } from './cli.js';
 import { terminalReadAnswer } from './terminal-prompt.js';
 
@@ -13,12 +14,13 @@ const exitCode = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   env: process.env,
-  // Under `pnpm bridgectl`, INIT_CWD is where the user typed the command.
+  // Under `npm run bridgectl`, INIT_CWD is where the user typed the command.
   cwd: process.env.INIT_CWD ?? process.cwd(),
   now: () => new Date(),
   stdoutIsTty: process.stdout.isTTY === true,
   stderrIsTty: process.stderr.isTTY === true,
-  signal: interrupt.signal,
+  // A closed output (`| head`) stops a command as Ctrl-C does, but quietly.
+  signal: AbortSignal.any([interrupt.signal, outputClosed()]),
   readAnswer: terminalReadAnswer(process.stdin, process.stdout),
 });
 process.exitCode = exitCode;

@@ -36,6 +36,12 @@ export class AuthError extends Error {
   constructor(
     readonly reason: AuthReason,
     message: string,
+    /**
+     * Who the verified token names, when the refusal comes after the token
+     * was verified (identity_not_allowed): for the audit record, never for
+     * the caller's message.
+     */
+    readonly claims?: { iss: string; sub: string },
   ) {
     super(message);
     this.name = 'AuthError';
@@ -210,6 +216,7 @@ export class JwtVerifier {
       throw new AuthError(
         'identity_not_allowed',
         `this client certificate may not present tokens of issuer ${JSON.stringify(iss)}`,
+        { iss, sub },
       );
     }
     return {

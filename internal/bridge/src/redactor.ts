@@ -1,6 +1,6 @@
 import type { EventData } from '@agent-bridge/providers';
 import { PlainText } from './plain-text.js';
-import { rulesFor, SECRET_KEY_NAME } from './redaction-rules.js';
+import { type RedactionRule, rulesFor, SECRET_KEY_NAME } from './redaction-rules.js';
 
 /** Replaces secrets in one self-contained text before it is stored, logged or sent. */
 export type Redactor = (text: string) => string;
@@ -33,10 +33,19 @@ export class SecretRedactor {
     );
   }
 
-  /** The secrets in `plain`, sorted and merged (overlapping or touching spans become one). */
-  spans(plain: string): Span[] {
+  /** Whether `logging.redact_patterns` added patterns of its own (their shape is unknown). */
+  get hasConfigured(): boolean {
+    return this.configured.length > 0;
+  }
+
+  /**
+   * The secrets in `plain`, sorted and merged (overlapping or touching
+   * spans become one). `rules`: the built-in rules to run, when the caller
+   * already knows which of them its text sets off.
+   */
+  spans(plain: string, rules: readonly RedactionRule[] = rulesFor(plain.toLowerCase())): Span[] {
     const found: Span[] = [];
-    for (const r of rulesFor(plain.toLowerCase())) collect(r.pattern, plain, found, true);
+    for (const r of rules) collect(r.pattern, plain, found, true);
     for (const p of this.configured) collect(p, plain, found, false);
     return merge(found);
   }

@@ -313,7 +313,7 @@ export class SessionManager {
     let seq = 0;
     try {
       agent.send(text, () => {
-        seq = s.append({ type: 'INPUT_RECEIVED', stream: 'system', text }).seq;
+        seq = s.record({ type: 'INPUT_RECEIVED', stream: 'system', text }).seq;
       });
     } catch (err) {
       if (err instanceof InputClosedError)

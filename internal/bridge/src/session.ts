@@ -106,7 +106,7 @@ export class Session {
       policy: settings.permissionPolicy(request.provider),
       clock: deps.clock,
       timers: deps.timers,
-      record: (ev) => this.append(ev).seq,
+      record: (ev) => this.record(ev).seq,
       audit: deps.audit,
       sessionId: request.sessionId,
       projectId: request.projectId,
@@ -161,10 +161,12 @@ export class Session {
 
   /**
    * Stores an event with the next seq, redacted first (text, error and
-   * data; output lines per stream, see EventRedactor): nothing unredacted
-   * ever enters the ring.
+   * data; output lines and streamed messages per stream, see
+   * EventRedactor): nothing unredacted ever enters the ring. A piece of a
+   * streamed message may wait, stored with a later one; text held back
+   * before this event is stored first.
    */
-  append(ev: AgentEvent): BridgeEvent {
+  append(ev: AgentEvent): void {
     // A turn's unanswered requests are resolved before the event that ends it.
     if (ev.type === 'TURN_COMPLETED' && ev.turnId) {
       this.permissions.settleTurn(
@@ -172,7 +174,21 @@ export class Session {
         ev.data?.interrupted === true ? 'interrupt' : 'turn_end',
       );
     }
-    return this.store(this.redaction.event(ev));
+    for (const out of this.redaction.events(ev)) this.store(out);
+  }
+
+  /**
+   * Stores an event of the daemon's own (an input, a permission request or
+   * resolution), which is never held back, and returns it as stored.
+   */
+  record(ev: AgentEvent): BridgeEvent {
+    const out = this.redaction.events(ev);
+    let stored: BridgeEvent | undefined;
+    for (const e of out) stored = this.store(e);
+    if (!stored || out.at(-1)?.type !== ev.type) {
+      throw new Error(`a ${ev.type} event was held back: only streamed messages may be`);
+    }
+    return stored;
   }
 
   private store(ev: AgentEvent): BridgeEvent {

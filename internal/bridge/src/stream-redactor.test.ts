@@ -1,4 +1,4 @@
-import { LineSplitter } from '@agent-bridge/providers';
+import { type AgentEvent, LineSplitter } from '@agent-bridge/providers';
 import { describe, expect, it } from 'vitest';
 import { EventRedactor } from './event-redactor.js';
 import { REDACTED, SecretRedactor } from './redactor.js';
@@ -132,8 +132,13 @@ describe('StreamRedactor', () => {
 describe('EventRedactor', () => {
   it('keeps stdout and stderr apart: a PEM block on one does not blank the other', () => {
     const r = new EventRedactor(secrets);
-    const out = (text: string) => r.event({ type: 'STDOUT', stream: 'stdout', text }).text;
-    const err = (text: string) => r.event({ type: 'STDERR', stream: 'stderr', text }).text;
+    const one = (ev: AgentEvent) => {
+      const [only, ...more] = r.events(ev);
+      expect(more).toEqual([]);
+      return only!.text;
+    };
+    const out = (text: string) => one({ type: 'STDOUT', stream: 'stdout', text });
+    const err = (text: string) => one({ type: 'STDERR', stream: 'stderr', text });
     expect(out('-----BEGIN PRIVATE KEY-----')).toBe(REDACTED);
     expect(err('warning: slow disk')).toBe('warning: slow disk');
     expect(out(BODY)).toBe(REDACTED);
@@ -143,7 +148,7 @@ describe('EventRedactor', () => {
 
   it('redacts input echoes, errors and data strings on their own, with secret keys in data', () => {
     const r = new EventRedactor(secrets);
-    const ev = r.event({
+    const [ev] = r.events({
       type: 'TOOL_CALL',
       stream: 'system',
       text: `run with ${KEY}`,

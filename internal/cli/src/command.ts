@@ -41,5 +41,11 @@ export interface Command<Io extends CliIo = CliIo> {
   /** Extra help paragraphs. */
   notes?: string[];
   positionals?: { min: number; max: number };
+  /**
+   * The program's global options are not about this command (`completion`
+   * connects to nothing): it takes only its own, and its help does not
+   * point at the others.
+   */
+  ownOptionsOnly?: boolean;
   run: (ctx: CommandContext<Io>) => Promise<CommandResult>;
 }

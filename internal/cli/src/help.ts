@@ -15,6 +15,7 @@ export function mainHelp<Io extends CliIo>(
   commands: readonly Command<Io>[],
 ): string {
   const { name } = program;
+  const global = program.globalOptions;
   return [
     program.intro,
     '',
@@ -23,6 +24,8 @@ export function mainHelp<Io extends CliIo>(
     'commands:',
     ...commandRows(commands),
     '',
+    // Listed here once: every command takes them, so its own help only points here.
+    ...(global ? [`${global.title}:`, ...table(optionRows(global.options)), ''] : []),
     ...program.notes,
     '',
     'exit status:',
@@ -58,26 +61,36 @@ function optionRows(options: Record<string, OptionSpec>) {
   });
 }
 
+/** "--a, --b, …": the first two of a list of options. */
+const optionList = (names: string[]) =>
+  `${names
+    .slice(0, 2)
+    .map((o) => `--${o}`)
+    .join(', ')}${names.length > 2 ? ', …' : ''}`;
+
+/**
+ * A command's help: its usage, its own options and notes, and one line
+ * saying where the options every command takes and the exit statuses are
+ * (the main help), instead of repeating them for each command.
+ */
 export function commandHelp<Io extends CliIo>(program: Program<Io>, command: Command<Io>): string {
   const own = optionRows(command.options);
   own.push({ left: '--json', right: 'print the result as JSON' });
   own.push({ left: '--help', right: 'show this help' });
-  const global = program.globalOptions;
-  const globalRows = global ? optionRows(global.options) : [];
-  // One width for both tables, so the help reads as one list.
-  const rows = table([...own, ...globalRows]);
+  const global = command.ownOptionsOnly ? undefined : program.globalOptions;
+  const shared = global
+    ? `the ${global.title.replace(/ \(.*$/, '')} options (${optionList(Object.keys(global.options))}) and the exit statuses`
+    : 'the exit statuses';
   return [
     `${program.name} ${command.name}: ${command.summary}`,
     '',
     `usage: ${command.usage}`,
     '',
     'options:',
-    ...rows.slice(0, own.length),
-    ...(global ? ['', `${global.title}:`, ...rows.slice(own.length)] : []),
+    ...table(own),
     ...(command.notes?.length ? ['', ...command.notes] : []),
     '',
-    'exit status:',
-    ...program.exitLines,
+    `${program.name} --help lists ${shared}.`,
     '',
   ].join('\n');
 }

@@ -4,6 +4,7 @@
 
 export { CliError } from './cli-error.js';
 export type { CliIo } from './cli-io.js';
+export { isOutputClosed, outputClosed } from './closed-output.js';
 export type {
   Command,
   CommandContext,

@@ -36,8 +36,12 @@ export class ProfileFileError extends Error {
   override readonly name = 'ProfileFileError';
   constructor(
     message: string,
-    /** True when the file could not be read at all (as opposed to read and refused). */
-    readonly unreadable = false,
+    /**
+     * `unreadable`: the file could not be read at all; `invalid`: it is not
+     * a profile file (not YAML, not a map of profiles); `unknown_key`: a
+     * profile sets a key no profile has (a typo, as a bad flag is).
+     */
+    readonly kind: 'unreadable' | 'invalid' | 'unknown_key' = 'invalid',
   ) {
     super(message);
   }
@@ -62,7 +66,7 @@ export async function readProfiles(file: string): Promise<Record<string, Profile
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    throw new ProfileFileError(`cannot read the profile file ${file} (${code})`, true);
+    throw new ProfileFileError(`cannot read the profile file ${file} (${code})`, 'unreadable');
   }
   const doc = parseDocument(text);
   if (doc.errors.length > 0) {
@@ -90,6 +94,7 @@ function checkProfile(file: string, name: string, value: unknown): Profile {
     if (!(PROFILE_KEYS as readonly string[]).includes(key)) {
       throw new ProfileFileError(
         `${file}: profile "${name}": unknown key "${key}" (known: ${PROFILE_KEYS.join(', ')})`,
+        'unknown_key',
       );
     }
     if (typeof v !== 'string' && typeof v !== 'number') {

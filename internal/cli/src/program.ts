@@ -18,20 +18,28 @@ export interface Program<Io extends CliIo = CliIo> {
   /** The documented exit statuses, one help line each. */
   exitLines: string[];
   exit: { ok: number; usage: number; internal: number };
+  /**
+   * How to run the program from the checkout it runs from, when it is not
+   * installed (argv, e.g. `node <root>/scripts/run.mjs <entry>`): its
+   * completion scripts then also define a shell function of the program's
+   * name that runs it, unless the shell has a command of that name, so
+   * completion has a command to complete.
+   */
+  sourceCommand?: readonly string[];
   /** Looks at the raw arguments of a command before parsing; throws a CliError to refuse them. */
   precheck?: (args: readonly string[]) => void;
   /** Status and message of a failure the program knows; undefined for anything else (a bug). */
   describeError?: (error: unknown) => { exitCode: number; message: string } | undefined;
 }
 
-/** Every option a command accepts: its own, the program's global ones, --json and --help. */
+/** Every option a command accepts: its own, the program's global ones (unless not its), --json and --help. */
 export function allOptions(
   program: Program<never>,
   command: Command<never>,
 ): Record<string, OptionSpec> {
   return {
     ...command.options,
-    ...program.globalOptions?.options,
+    ...(command.ownOptionsOnly ? {} : program.globalOptions?.options),
     json: { type: 'boolean', description: 'print the result as JSON' },
     help: { type: 'boolean', description: 'show this help' },
   };

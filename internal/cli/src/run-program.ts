@@ -1,10 +1,11 @@
 import { isAbsolute, resolve } from 'node:path';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
-import type { Command, CommandContext, CommandResult, OptionValues } from './command.js';
+import { isOutputClosed, outputClosed } from './closed-output.js';
+import type { Command, CommandResult } from './command.js';
 import { completionCommand } from './completion.js';
 import { commandHelp, groupHelp, mainHelp } from './help.js';
+import { parseCommandLine } from './parse-command-line.js';
 import { groupOf, type Program } from './program.js';
 
 const isHelp = (a: string) => a === '--help' || a === '-h';
@@ -17,6 +18,8 @@ export async function runProgram<Io extends CliIo>(
 ): Promise<number> {
   const commands: readonly Command<Io>[] = [...program.commands, completionCommand(program)];
   const json = argv.includes('--json');
+  // From here on, a reader that goes away (`| head`) ends the program quietly.
+  const closed = outputClosed();
   try {
     if (argv.length === 0 || argv[0] === 'help' || (argv[0] !== undefined && isHelp(argv[0]))) {
       io.stdout(mainHelp(program, commands));
@@ -29,11 +32,20 @@ export async function runProgram<Io extends CliIo>(
       return program.exit.ok;
     }
     program.precheck?.(rest);
-    const result = await command.run(parseCommandLine(program, command, rest, io, json));
+    const { values, positionals } = parseCommandLine(program, command, rest);
+    const result = await command.run({
+      io,
+      values,
+      positionals,
+      json,
+      path: (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p)),
+    });
     const exitCode = result.exitCode ?? program.exit.ok;
     report(program, io, result, json, exitCode);
     return exitCode;
   } catch (error) {
+    // What a closed output stopped is no failure: the reader had what it wanted.
+    if (closed.aborted && isOutputClosed(error)) return program.exit.ok;
     const { exitCode, message } = program.describeError?.(error) ?? describeError(program, error);
     io.stderr(
       json
@@ -110,55 +122,6 @@ function report(
   } else {
     io.stderr(`${program.name}: ${result.text.join(' ')}\n`);
   }
-}
-
-function parseCommandLine<Io extends CliIo>(
-  program: Program<Io>,
-  command: Command<Io>,
-  args: string[],
-  io: Io,
-  json: boolean,
-): CommandContext<Io> {
-  const options: ParseArgsConfig['options'] = { json: { type: 'boolean' } };
-  const specs = { ...command.options, ...program.globalOptions?.options };
-  for (const [key, spec] of Object.entries(specs)) {
-    options[key] = spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type };
-  }
-  let parsed: { values: OptionValues; positionals: string[] };
-  try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: true }) as typeof parsed;
-  } catch (error) {
-    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new CliError(program.exit.usage, `${command.name}: ${message}`);
-  }
-  const { min = 0, max = 0 } = command.positionals ?? {};
-  if (parsed.positionals.length < min || parsed.positionals.length > max) {
-    throw new CliError(
-      program.exit.usage,
-      max === 0
-        ? `${command.name}: unexpected argument "${parsed.positionals[0]}"`
-        : `usage: ${command.usage}`,
-    );
-  }
-  for (const [key, spec] of Object.entries(specs)) {
-    const value = parsed.values[key];
-    if (spec.required && (value === undefined || (Array.isArray(value) && value.length === 0))) {
-      throw new CliError(program.exit.usage, `${command.name}: --${key} is required`);
-    }
-    if (spec.choices && typeof value === 'string' && !spec.choices.includes(value)) {
-      throw new CliError(
-        program.exit.usage,
-        `${command.name}: --${key} must be one of ${spec.choices.join(', ')}, not "${value}"`,
-      );
-    }
-  }
-  return {
-    io,
-    values: parsed.values,
-    positionals: parsed.positionals,
-    json,
-    path: (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p)),
-  };
 }
 
 function describeError(program: Program<never>, error: unknown) {

@@ -82,7 +82,13 @@ describe('parseConfig', () => {
       stateDir: '',
     });
     expect(c.input.maxSizeBytes).toBe(65_536);
-    expect(c.logging).toEqual({ level: 'info', format: 'json', redactPatterns: [], auditPath: '' });
+    expect(c.logging).toEqual({
+      level: 'info',
+      format: 'json',
+      redactPatterns: [],
+      auditPath: '',
+      auditRefusedHandshakesPerPeer: 20,
+    });
     expect(c.providers).toEqual({});
     expect(c.allowedPaths).toEqual([]);
   });

@@ -184,6 +184,7 @@ const LOGGING: Table<BridgeConfig['logging']> = {
   format: ['format', oneOf('json', ['json', 'pretty'] as const)],
   redactPatterns: ['redact_patterns', strings(compiles(compileRedactPattern))],
   auditPath: ['audit_path', optionalFile()],
+  auditRefusedHandshakesPerPeer: ['audit_refused_handshakes_per_peer', int(20, 1, 100_000)],
 };
 
 const BRIDGE: Table<BridgeConfig> = {

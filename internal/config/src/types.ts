@@ -74,6 +74,11 @@ export interface BridgeConfig {
     redactPatterns: string[];
     /** JSON-lines audit file; empty: audit records go to the daemon log. */
     auditPath: string;
+    /**
+     * Refused handshakes audited per peer address and minute; further ones
+     * are counted into one summary record, so a flood cannot fill the disk.
+     */
+    auditRefusedHandshakesPerPeer: number;
   };
 }
 

@@ -1,8 +1,11 @@
+import { KeyObject, sign } from 'node:crypto';
 import type { CertAndKey } from './cert-and-key.js';
 import { toPem } from './pem.js';
 import { PkiError } from './pki-error.js';
-import { der } from './private/der.js';
+import { withoutEmptyEntryExtensions } from './private/crl-entry-extensions.js';
+import { der, encodeDer, readDer } from './private/der.js';
 import { loadCa } from './private/load-ca.js';
+import type { SigningKey } from './private/signing-key.js';
 import { DAY_MS } from './private/validity.js';
 import { x509 } from './private/x509.js';
 
@@ -39,7 +42,9 @@ const CRL_NUMBER_OID = '2.5.29.20';
  * A signed CRL in PEM with the `X509 CRL` label that OpenSSL and Node
  * require (@peculiar/x509's own PEM label is not that). It carries the
  * AKI and a CRL number, both required by RFC 5280; without `crlNumber` the
- * number is the issue time in seconds, which only ever grows.
+ * number is the issue time in seconds, which only ever grows. An entry
+ * without a reason (`unspecified` included: RFC 5280 asks for the reason to
+ * be left out rather than say that) has no crlEntryExtensions field.
  */
 export async function createCrl(opts: {
   ca: CertAndKey;
@@ -53,7 +58,7 @@ export async function createCrl(opts: {
   const days = opts.days ?? DEFAULT_CRL_DAYS;
   if (!(days > 0)) throw new PkiError('invalid-input', 'CRL validity must be positive');
   const crlNumber = opts.crlNumber ?? BigInt(Math.floor(now.getTime() / 1000));
-  const crl = await x509.X509CrlGenerator.create({
+  const generated = await x509.X509CrlGenerator.create({
     issuer: ca.cert.subjectName,
     thisUpdate: now,
     nextUpdate: new Date(now.getTime() + days * DAY_MS),
@@ -78,6 +83,19 @@ export async function createCrl(opts: {
       };
     }),
   });
+  const rawCrl = Buffer.from(generated.rawData);
+  // @peculiar/x509 gives an entry without extensions an empty SEQUENCE, which
+  // RFC 5280 forbids and pkijs cannot read: such a CRL is rebuilt without it.
+  const [tbs, algorithm] = readDer(rawCrl).children;
+  const cleaned = tbs && withoutEmptyEntryExtensions(encodeDer(tbs));
+  const crl = cleaned && algorithm ? signCrl(cleaned, encodeDer(algorithm), ca.signer) : rawCrl;
   // @peculiar/x509's own PEM label for CRLs is not the one OpenSSL and Node accept.
-  return toPem(crl.rawData, 'X509 CRL');
+  return toPem(crl, 'X509 CRL');
+}
+
+/** CertificateList: the TBS, the algorithm it names, and the signature over it. */
+function signCrl(tbs: Buffer, algorithm: Buffer, signer: SigningKey): Buffer {
+  // node:crypto writes ECDSA signatures in DER, as X.509 wants (WebCrypto's are not).
+  const signature = sign(signer.digest, tbs, KeyObject.from(signer.key));
+  return der.sequence(tbs, algorithm, der.bitString(signature));
 }

@@ -71,6 +71,7 @@ export { PkiError, type PkiErrorCode } from './pki-error.js';
 export { type RenewCertOptions, renewCert } from './renew-cert.js';
 export {
   parseCrlBlocks,
+  type ReadRevocationListsOptions,
   type RevocationList,
   readRevocationLists,
   revokedInChain,

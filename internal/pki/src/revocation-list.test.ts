@@ -51,6 +51,29 @@ describe('readRevocationLists', () => {
     );
   });
 
+  it('with onForeignIssuer, leaves out (and reports) the CRL of a CA no longer in the bundle, and still refuses a lookalike', async () => {
+    const kept = await createCA({ name: 'kept' });
+    const retired = await createCA({ name: 'retired' });
+    const lookalike = await createCA({ name: 'kept' });
+    const text =
+      (await createCrl({ ca: retired, revoked: [] })) +
+      (await createCrl({ ca: kept, revoked: [] }));
+    await expect(readRevocationLists(text, [kept.certPem], 'crl.pem')).rejects.toThrow(
+      'crl.pem: the CRL of "CN=retired" is not signed by any CA of the bundle',
+    );
+    const foreign: string[] = [];
+    const lists = await readRevocationLists(text, [kept.certPem], 'crl.pem', {
+      onForeignIssuer: (issuer) => foreign.push(issuer),
+    });
+    expect(lists.map((l) => l.issuer)).toEqual(['CN=kept']);
+    expect(foreign).toEqual(['CN=retired']);
+    await expect(
+      readRevocationLists(await createCrl({ ca: lookalike, revoked: [] }), [kept.certPem], 'x', {
+        onForeignIssuer: () => {},
+      }),
+    ).rejects.toThrow('x: the CRL of "CN=kept" is not signed by any CA of the bundle');
+  });
+
   it('refuses text with no CRL, and a CRL block that does not parse', () => {
     expect(() => parseCrlBlocks('nothing here', 'crl.pem')).toThrow(
       'crl.pem holds no X509 CRL block',

@@ -37,16 +37,31 @@ export function parseCrlBlocks(text: string, what = 'a CRL file'): x509.X509Crl[
   });
 }
 
+/** How `readRevocationLists` treats a CRL whose issuer is no CA of the bundle. */
+export interface ReadRevocationListsOptions {
+  /**
+   * Called for each CRL whose issuer name matches no CA of the bundle, which
+   * is then left out instead of refused. Such a list can revoke nothing the
+   * bundle trusts: it is what remains of a CA that left the bundle (a
+   * rotation's retire phase), and refusing it would make the retirement
+   * impossible by reload. A CRL whose issuer name matches a CA of the bundle
+   * but whose signature does not verify is refused all the same.
+   */
+  onForeignIssuer?: (issuer: string) => void;
+}
+
 /**
  * Reads the CRLs of a PEM text and ties each to the CA of `bundlePems` that
  * signed it: same name, and a signature that verifies with its key. A CRL
  * that no CA of the bundle signed is refused, since it can only come from a
- * file set that does not belong together (a new CRL beside an old bundle).
+ * file set that does not belong together (a new CRL beside an old bundle),
+ * unless `opts.onForeignIssuer` accepts that no CA of the bundle has its name.
  */
 export async function readRevocationLists(
   text: string,
   bundlePems: readonly string[],
   what = 'a CRL file',
+  opts: ReadRevocationListsOptions = {},
 ): Promise<RevocationList[]> {
   const cas = bundlePems
     .flatMap((pem) => certificatePems(pem, 'the CA bundle'))
@@ -54,9 +69,13 @@ export async function readRevocationLists(
     .filter((ca) => ca.node.ca);
   const lists: RevocationList[] = [];
   for (const crl of parseCrlBlocks(text, what)) {
+    const named = cas.filter((ca) => ca.peculiar.subject === crl.issuer);
+    if (named.length === 0 && opts.onForeignIssuer) {
+      opts.onForeignIssuer(crl.issuer);
+      continue;
+    }
     let signer: NodeX509Certificate | undefined;
-    for (const ca of cas) {
-      if (ca.peculiar.subject !== crl.issuer) continue;
+    for (const ca of named) {
       if (await crl.verify({ publicKey: ca.peculiar.publicKey }).catch(() => false)) {
         signer = ca.node;
         break;

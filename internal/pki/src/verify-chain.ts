@@ -2,6 +2,7 @@ import * as pkijs from 'pkijs';
 import { EKU } from './certificate-facts.js';
 import { certificatePems, toPem } from './pem.js';
 import { PkiError } from './pki-error.js';
+import { crlWithoutEmptyEntryExtensions } from './private/crl-entry-extensions.js';
 import { x509 } from './private/x509.js';
 import { parseCrlBlocks } from './revocation-list.js';
 
@@ -19,7 +20,14 @@ export interface VerifyChainOptions {
 }
 
 export type VerifyChainResult =
-  | { ok: true; chain: string[]; chainPems: string[] }
+  | {
+      ok: true;
+      /** Subjects from the certificate checked (always the first of `certPem`) up to a root. */
+      chain: string[];
+      chainPems: string[];
+      /** The certificate is itself a root of the bundle: trusted as given, nothing above it. */
+      trustAnchor: boolean;
+    }
   | { ok: false; reason: string };
 
 interface Parsed {
@@ -34,6 +42,8 @@ const PURPOSE_EKU: Record<Purpose, string> = { server: EKU.serverAuth, client: E
  * flags, key usage, CRLs), plus the checks pkijs leaves out: basicConstraints
  * path length and the leaf's extended key usage for the purpose. On failure
  * the path is walked again to name the certificate and the exact cause.
+ * The certificate checked is always the first of `certPem`, CA or not; one
+ * that is itself a root of the bundle is trusted as it is (as OpenSSL does).
  */
 export async function verifyChain(opts: VerifyChainOptions): Promise<VerifyChainResult> {
   const at = opts.at ?? new Date();
@@ -44,31 +54,72 @@ export async function verifyChain(opts: VerifyChainOptions): Promise<VerifyChain
   const intermediates: Parsed[] = [...untrusted];
   for (const item of bundle) ((await isSelfSigned(item.cert)) ? trusted : intermediates).push(item);
   if (trusted.length === 0) return { ok: false, reason: 'the bundle holds no self-signed root CA' };
+  if (trusted.some((root) => sameCertificate(root, leaf))) {
+    return trustAnchorResult(leaf.cert, at, opts.purpose);
+  }
+  // pkijs drops a certificate it holds twice, keeping the first copy, and then
+  // validates whatever came last: the certificate given must be there once.
+  const others = intermediates.filter((item) => !sameCertificate(item, leaf));
   const crls = (opts.crlPems ?? []).flatMap((text) => parseCrlBlocks(text));
 
   const engine = new pkijs.CertificateChainValidationEngine({
     trustedCerts: trusted.map(toPkijs),
     // pkijs takes the last element as the end entity.
-    certs: [...intermediates.map(toPkijs), toPkijs(leaf)],
-    crls: crls.map((crl) => pkijs.CertificateRevocationList.fromBER(crl.rawData)),
+    certs: [...others.map(toPkijs), toPkijs(leaf)],
+    crls: crls.map(toPkijsCrl),
     checkDate: at,
   });
   const result = await engine.verify({ passedWhenNotRevValues: false });
   if (!result.result || !result.certificatePath) {
-    const pool = [...intermediates, ...trusted];
+    const pool = [...others, ...trusted];
     return { ok: false, reason: await explainFailure(leaf, pool, crls, at, result.resultMessage) };
   }
   const path = result.certificatePath.map(
     (c) => new x509.X509Certificate(c.toSchema().toBER(false)),
   );
-  const extra =
-    checkPathLength(path) ?? checkPurpose(path[0] as x509.X509Certificate, opts.purpose);
+  const first = path[0] as x509.X509Certificate;
+  if (!sameBytes(first, leaf.cert)) {
+    throw new Error(`path validation checked "${first.subject}" instead of "${leaf.cert.subject}"`);
+  }
+  const extra = checkPathLength(path) ?? checkPurpose(first, opts.purpose);
   if (extra) return { ok: false, reason: extra };
   return {
     ok: true,
     chain: path.map((c) => c.subject),
     chainPems: path.map((c) => toPem(c.rawData, 'CERTIFICATE')),
+    trustAnchor: false,
   };
+}
+
+/** A root of the bundle is trusted as it is: only its dates and the purpose are checked. */
+function trustAnchorResult(
+  root: x509.X509Certificate,
+  at: Date,
+  purpose: Purpose | undefined,
+): VerifyChainResult {
+  const reason = validityProblem(root, at) ?? checkPurpose(root, purpose);
+  if (reason) return { ok: false, reason };
+  return {
+    ok: true,
+    chain: [root.subject],
+    chainPems: [toPem(root.rawData, 'CERTIFICATE')],
+    trustAnchor: true,
+  };
+}
+
+function sameCertificate(a: Parsed, b: Parsed): boolean {
+  return sameBytes(a.cert, b.cert);
+}
+
+function sameBytes(a: x509.X509Certificate, b: x509.X509Certificate): boolean {
+  return Buffer.from(a.rawData).equals(Buffer.from(b.rawData));
+}
+
+function validityProblem(cert: x509.X509Certificate, at: Date): string | undefined {
+  if (cert.notAfter < at) return `${quote(cert)} expired on ${cert.notAfter.toISOString()}`;
+  if (cert.notBefore > at)
+    return `${quote(cert)} is not valid before ${cert.notBefore.toISOString()}`;
+  return undefined;
 }
 
 function parse(pem: string): Parsed {
@@ -81,6 +132,28 @@ function parse(pem: string): Parsed {
 
 function toPkijs(item: Parsed): pkijs.Certificate {
   return pkijs.Certificate.fromBER(item.cert.rawData);
+}
+
+/**
+ * pkijs refuses a CRL entry with an empty crlEntryExtensions SEQUENCE, which
+ * bridge-ca wrote before and OpenSSL, Node and the daemon accept. Such a CRL
+ * is parsed without those SEQUENCEs, and its signature checked over the TBS
+ * as the CA signed it.
+ */
+function toPkijsCrl(crl: x509.X509Crl): pkijs.CertificateRevocationList {
+  const raw = Buffer.from(crl.rawData);
+  const cleaned = crlWithoutEmptyEntryExtensions(raw);
+  let parsed: pkijs.CertificateRevocationList;
+  try {
+    parsed = pkijs.CertificateRevocationList.fromBER(cleaned?.crl ?? raw);
+  } catch {
+    throw new PkiError(
+      'invalid-input',
+      `the CRL of "${crl.issuer}" cannot be read for path validation (not a well-formed X.509 CRL)`,
+    );
+  }
+  if (cleaned) parsed.tbsView = new Uint8Array(cleaned.signedTbs);
+  return parsed;
 }
 
 async function isSelfSigned(cert: x509.X509Certificate): Promise<boolean> {
@@ -166,10 +239,12 @@ async function explainFailure(
 ): Promise<string> {
   const { path, stop } = await walkPath(leaf, pool);
   if (stop) return stop;
+  if (path.length === 1) {
+    return `${quote(leaf.cert)} is self-signed and is not a root of the bundle`;
+  }
   for (const cert of path) {
-    if (cert.notAfter < at) return `${quote(cert)} expired on ${cert.notAfter.toISOString()}`;
-    if (cert.notBefore > at)
-      return `${quote(cert)} is not valid before ${cert.notBefore.toISOString()}`;
+    const problem = validityProblem(cert, at);
+    if (problem) return problem;
   }
   for (const cert of path.slice(1)) {
     if (!cert.getExtension(x509.BasicConstraintsExtension)?.ca) {

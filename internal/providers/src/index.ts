@@ -16,7 +16,7 @@ export {
   type PermissionDecision,
   type PermissionVerdict,
 } from './permission.js';
-export { ensurePrivateDirectory } from './private-directory.js';
+export { ensurePrivateDirectory, makeDirectories } from './private-directory.js';
 export { readBootId, readStartTime } from './proc-stat.js';
 export { ProcessGroupRecord, type RecordOwner, recordFile } from './process-group-record.js';
 export type {

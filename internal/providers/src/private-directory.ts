@@ -1,4 +1,5 @@
-import { lstatSync, mkdirSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 /**
  * Creates `dir` (mode 0700) if needed and checks that it is a real
@@ -7,7 +8,7 @@ import { lstatSync, mkdirSync } from 'node:fs';
  * shared or planted directory (a symlink in /tmp) is refused.
  */
 export function ensurePrivateDirectory(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirectories(dir, 0o700);
   const st = lstatSync(dir);
   if (!st.isDirectory()) throw new Error(`${dir} is not a directory (a symlink is refused)`);
   const uid = process.getuid?.();
@@ -17,4 +18,26 @@ export function ensurePrivateDirectory(dir: string): void {
     throw new Error(
       `${dir} may be written by others (mode ${(st.mode & 0o777).toString(8)}): make it 0700`,
     );
+}
+
+/**
+ * `mkdir -p`, one level at a time. Not `mkdirSync(…, { recursive: true })`:
+ * on Node 20 that retries without end where a parent exists but takes no
+ * new entries (under /proc: ENOENT, EEXIST, ENOENT, …), and the caller
+ * never returns. Throws the first error with the directory it was making.
+ */
+export function makeDirectories(dir: string, mode: number): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) {
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d, { mode });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw new Error(`cannot create ${d} (${(err as NodeJS.ErrnoException).code})`);
+    }
+  }
 }

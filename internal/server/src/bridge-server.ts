@@ -71,6 +71,7 @@ export interface BridgeServer {
 /** Starts the gRPC server: TLS 1.3 mutual TLS only, BridgeService, health and reflection. */
 export async function startBridgeServer(opts: BridgeServerOptions): Promise<BridgeServer> {
   const { config, logger } = opts;
+  // Unused CRLs at start are reported by the start-up checks (cmd/bridge).
   const material = await loadTlsMaterial(config.tls);
   const ageMs = config.server.maxConnectionAgeMs;
   const idleMs = config.server.maxConnectionIdleMs;
@@ -128,6 +129,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
     listen: config.server.listen,
     material,
     handshakeTimeoutMs: config.server.handshakeTimeoutMs,
+    refusalsPerPeer: config.logging.auditRefusedHandshakesPerPeer,
     audit: opts.audit,
     logger,
     onConnection: (socket) => {
@@ -147,7 +149,9 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
         listen: config.metrics.listen,
         material,
         handshakeTimeoutMs: config.server.handshakeTimeoutMs,
+        refusalsPerPeer: config.logging.auditRefusedHandshakesPerPeer,
         source: opts.metrics,
+        audit: opts.audit,
         logger,
       });
     } catch (err) {
@@ -167,6 +171,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       if (onlyIfChanged && m.digest === tls.material().digest) return;
       const closed = tls.apply(m);
       metrics?.apply(m);
+      for (const line of m.unusedCrls) logger.warn(line);
       logger.info(
         { why, closedConnections: closed, crls: m.revocationLists.length },
         'TLS material reloaded',

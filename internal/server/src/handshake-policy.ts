@@ -1,4 +1,7 @@
 import type { X509Certificate } from 'node:crypto';
+import type { DetailedPeerCertificate } from 'node:tls';
+import { leadsToBundle } from '@agent-bridge/pki';
+import { chainOf } from './private/peer-chain.js';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 
@@ -18,7 +21,7 @@ export function leafPolicyRefusal(leaf: X509Certificate): string | undefined {
 }
 
 /** Node's verdict on a presented chain (`authorizationError`), as a stable reason code. */
-export function verifyErrorReason(code: string | null | undefined, hasCert: boolean): string {
+function verifyErrorReason(code: string | null | undefined, hasCert: boolean): string {
   if (!hasCert) return 'no_client_certificate';
   switch (code) {
     case 'CERT_HAS_EXPIRED':
@@ -46,6 +49,24 @@ export function verifyErrorReason(code: string | null | undefined, hasCert: bool
     default:
       return 'tls_error';
   }
+}
+
+/**
+ * The reason for a chain Node did not verify. With CRL checks on, OpenSSL
+ * reports the last of its errors, which for a certificate of a CA that is
+ * not in the bundle (a retired one) is the CRL it cannot find for that CA,
+ * not the missing issuer: a chain that leads to no CA of the bundle is
+ * `untrusted_issuer` whatever OpenSSL said last.
+ */
+export function unverifiedReason(
+  code: string | null | undefined,
+  peer: DetailedPeerCertificate | undefined,
+  bundle: readonly X509Certificate[],
+): string {
+  const reason = verifyErrorReason(code, Boolean(peer?.raw));
+  if (reason !== 'crl_unusable') return reason;
+  const [leaf, ...sent] = chainOf(peer);
+  return leaf && !leadsToBundle(leaf, sent, bundle) ? 'untrusted_issuer' : reason;
 }
 
 /** A handshake that failed inside OpenSSL or Node (`tlsClientError`), as a stable reason code. */

@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:https';
 import type { TLSSocket } from 'node:tls';
+import type { Audit } from '@agent-bridge/bridge';
 import type { Logger } from 'pino';
-import { leafPolicyRefusal } from './handshake-policy.js';
+import { handshakeErrorReason, leafPolicyRefusal, unverifiedReason } from './handshake-policy.js';
 import { bind } from './private/bind.js';
+import { createHandshakeRefusals } from './private/handshake-refusals.js';
 import type { TlsMaterial } from './tls-material.js';
 
 /** What the metrics endpoint serves; the server does not know how it is made. */
@@ -21,25 +23,36 @@ const PATH = '/metrics';
 
 /**
  * GET /metrics over HTTPS with mutual TLS: TLS 1.3, the daemon's
- * certificate, a client certificate from the trust bundle required. Unlike
- * the gRPC listener, Node itself refuses unverified clients
- * (rejectUnauthorized): a refused scrape needs no audit record with the
- * peer's certificate, and the client gets a TLS alert instead of an HTTP
- * answer. The leaf rules of the gRPC port (clientAuth, not a CA) apply too.
+ * certificate, a client certificate from the trust bundle required, and
+ * the leaf rules of the gRPC port (clientAuth, not a CA). Like the gRPC
+ * listener, it decides after the handshake (Node is told not to reject
+ * unverified clients itself, which would drop them before anyone sees the
+ * certificate) so that every refusal is audited as the gRPC port's are:
+ * a `tls` record with the peer and the certificate, its detail saying
+ * "metrics listener". A refused client sees its connection closed.
  */
 export async function startMetricsListener(opts: {
   listen: string;
   material: TlsMaterial;
   handshakeTimeoutMs: number;
+  /** Refused handshakes audited per peer address and minute (default 20). */
+  refusalsPerPeer?: number;
   source: MetricsSource;
+  audit: Audit;
   logger: Logger;
 }): Promise<MetricsListener> {
   const { logger } = opts;
+  let material = opts.material;
+  const refusals = createHandshakeRefusals({
+    audit: opts.audit,
+    perPeer: opts.refusalsPerPeer ?? 20,
+    listener: 'metrics listener',
+  });
   const server: Server = createServer(
     {
       ...opts.material.options,
       requestCert: true,
-      rejectUnauthorized: true,
+      rejectUnauthorized: false,
       handshakeTimeout: opts.handshakeTimeoutMs,
     },
     (req, res) => {
@@ -66,24 +79,41 @@ export async function startMetricsListener(opts: {
       );
     },
   );
+  // Runs before the request handler sees the socket: a refused one never gets an answer.
   server.on('secureConnection', (socket: TLSSocket) => {
-    const leaf = socket.getPeerX509Certificate();
-    const refusal = leaf ? leafPolicyRefusal(leaf) : 'no_client_certificate';
-    if (refusal) {
-      logger.warn({ reason: refusal, peer: socket.remoteAddress }, 'metrics connection refused');
+    try {
+      const detailed = socket.getPeerCertificate(true);
+      if (!socket.authorized) {
+        const code = socket.authorizationError as unknown as string | null;
+        refusals.refuse(socket, unverifiedReason(code, detailed, material.bundle), String(code));
+        return;
+      }
+      const leaf = socket.getPeerX509Certificate();
+      const policy = leaf ? leafPolicyRefusal(leaf) : 'no_client_certificate';
+      if (policy) refusals.refuse(socket, policy, `subject ${leaf?.subject.replace(/\n/g, ', ')}`);
+    } catch (err) {
+      socket.destroy();
+      logger.error({ err }, 'metrics connection check failed; connection closed');
+    }
+  });
+  server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
+    try {
+      refusals.refuse(socket, handshakeErrorReason(err), err.code ?? err.message);
+    } catch {
       socket.destroy();
     }
   });
-  server.on('tlsClientError', (err) => logger.debug({ err }, 'metrics TLS handshake refused'));
   const port = await bind(server, opts.listen, 'metrics.listen', logger, 'metrics listener');
   return {
     port,
-    apply(material) {
-      server.setSecureContext(material.options);
+    apply(next) {
+      material = next;
+      server.setSecureContext(next.options);
       server.closeAllConnections();
     },
     close: () =>
       new Promise<void>((resolve) => {
+        refusals.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

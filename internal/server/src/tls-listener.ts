@@ -1,13 +1,13 @@
-import { X509Certificate } from 'node:crypto';
-import { isIPv6 } from 'node:net';
-import { createServer, type DetailedPeerCertificate, type Server, type TLSSocket } from 'node:tls';
+import type { X509Certificate } from 'node:crypto';
+import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Audit, AuditIdentity } from '@agent-bridge/bridge';
-import { isSelfSigned, leadsToBundle, revokedInChain } from '@agent-bridge/pki';
+import { leadsToBundle, revokedInChain } from '@agent-bridge/pki';
 import type { Logger } from 'pino';
-import { handshakeErrorReason, leafPolicyRefusal, verifyErrorReason } from './handshake-policy.js';
+import { handshakeErrorReason, leafPolicyRefusal, unverifiedReason } from './handshake-policy.js';
 import { bind } from './private/bind.js';
+import { createHandshakeRefusals, peerOf } from './private/handshake-refusals.js';
+import { chainOf } from './private/peer-chain.js';
 import { certificatePeerIdentity } from './private/peer-identity.js';
-import { createRefusalAudit } from './refusal-audit.js';
 import type { TlsMaterial } from './tls-material.js';
 
 export interface TlsListenerOptions {
@@ -48,9 +48,6 @@ interface LiveConnection {
   sent: X509Certificate[];
 }
 
-const AUDIT_WINDOW_MS = 60_000;
-const MAX_TRACKED_PEERS = 1024;
-
 /**
  * Our own TLS listener in front of grpc-js: TLS 1.3 only, a client
  * certificate required, ALPN h2 only, a handshake timeout. It decides
@@ -73,15 +70,8 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
   const { audit, logger } = opts;
   let material = opts.material;
   const live = new Map<TLSSocket, LiveConnection>();
-  const refusals = createRefusalAudit({
-    audit,
-    perPeer: opts.refusalsPerPeer ?? 20,
-    windowMs: AUDIT_WINDOW_MS,
-    maxPeers: MAX_TRACKED_PEERS,
-    now: Date.now,
-  });
-  const sweep = setInterval(() => refusals.flush(), AUDIT_WINDOW_MS);
-  sweep.unref();
+  const refusals = createHandshakeRefusals({ audit, perPeer: opts.refusalsPerPeer ?? 20 });
+  const refuse = refusals.refuse;
 
   const server: Server = createServer({
     ...material.options,
@@ -93,21 +83,6 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
     // waiting on Nagle's algorithm for the peer's acknowledgement.
     noDelay: true,
   });
-
-  const refuse = (socket: TLSSocket, reason: string, detail: string) => {
-    // Closed before auditing: a failing audit must not keep a refused socket open.
-    const host = socket.remoteAddress ?? 'unknown';
-    const peer = peerOf(socket);
-    let identity: AuditIdentity = { ...(peer ? { peer } : {}) };
-    try {
-      const cert = socket.getPeerCertificate();
-      if (cert?.raw) identity = certificatePeerIdentity(cert, peer ?? host).audit;
-    } catch {
-      // A socket already torn down has no certificate to report.
-    }
-    socket.destroy();
-    refusals.refused(host, { kind: 'tls', outcome: 'deny', reason, identity, detail });
-  };
 
   /**
    * Runs a decision about `socket` so that a throw inside it (a check, the
@@ -143,7 +118,7 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
     const detailed = socket.getPeerCertificate(true);
     if (!socket.authorized) {
       const code = socket.authorizationError as unknown as string | null;
-      refuse(socket, verifyErrorReason(code, Boolean(detailed?.raw)), String(code));
+      refuse(socket, unverifiedReason(code, detailed, material.bundle), String(code));
       return;
     }
     const chain = chainOf(detailed);
@@ -195,8 +170,7 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
     },
     close: () =>
       new Promise<void>((resolve) => {
-        clearInterval(sweep);
-        refusals.flush(true);
+        refusals.close();
         server.close(() => resolve());
       }),
     destroyAll() {
@@ -204,26 +178,6 @@ export async function startTlsListener(opts: TlsListenerOptions): Promise<TlsLis
       live.clear();
     },
   };
-}
-
-/** address:port as grpc-js's getPeer() writes it, so tls and call records match. */
-function peerOf(socket: TLSSocket): string | undefined {
-  const { remoteAddress: a, remotePort: p } = socket;
-  if (a === undefined || p === undefined) return undefined;
-  return isIPv6(a) ? `[${a}]:${p}` : `${a}:${p}`;
-}
-
-/** The peer's chain as Node assembled it, leaf first, up to and including a root. */
-function chainOf(cert: DetailedPeerCertificate | undefined): X509Certificate[] {
-  const out: X509Certificate[] = [];
-  const seen = new Set<string>();
-  for (let c = cert; c?.raw && !seen.has(c.fingerprint256); c = c.issuerCertificate) {
-    seen.add(c.fingerprint256);
-    const x = new X509Certificate(c.raw);
-    out.push(x);
-    if (isSelfSigned(x)) break;
-  }
-  return out;
 }
 
 function oneLine(name: string): string {

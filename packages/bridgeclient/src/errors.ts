@@ -1,4 +1,12 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
+import {
+  ERROR_PREFIX,
+  readRefusal,
+  type TlsRefusal,
+  type TlsRefusalReason,
+} from './private/tls-refusal.js';
+
+export type { TlsRefusalReason };
 
 /** The gRPC status codes by name, as `BridgeError.code` carries them. */
 export type StatusName = keyof typeof status;
@@ -55,8 +63,44 @@ export class FailedPreconditionError extends BridgeError {}
 export class ResourceExhaustedError extends BridgeError {}
 /** A seq beyond the session's last one. */
 export class OutOfRangeError extends BridgeError {}
-/** The daemon could not be reached, refused the connection, or is shutting down. */
+/** The daemon could not be reached, or is shutting down. */
 export class UnavailableError extends BridgeError {}
+/**
+ * TLS, not the network, stopped the connection: the daemon refused this
+ * client's certificate, or this client refused the daemon's. It is an
+ * UnavailableError (grpc-js reports it as UNAVAILABLE, and a fleet or a
+ * task treats that daemon as out of reach), but it is never retried: a
+ * certificate that was refused is refused again until someone changes a
+ * certificate, a CRL or the settings.
+ */
+export class TlsRefusalError extends UnavailableError {
+  /**
+   * `client_certificate`: the daemon refused this client's certificate
+   * (revoked, expired, from a CA it does not trust, not for client
+   * authentication); `server_certificate`: the daemon's certificate does
+   * not chain to `mtls.ca`; `server_name`: it does not carry the expected
+   * name or IP address (`mtls.serverName`, else the target's host);
+   * `handshake`: the daemon refused the handshake for another reason.
+   */
+  readonly reason: TlsRefusalReason;
+  /**
+   * The TLS alert received (`certificate_revoked`) or Node's code of the
+   * failed check (`SELF_SIGNED_CERT_IN_CHAIN`, `ERR_TLS_CERT_ALTNAME_INVALID`);
+   * empty when the daemon closed the connection right after the handshake
+   * without an alert, which is how it refuses a client certificate.
+   */
+  readonly tlsCode: string;
+
+  constructor(
+    details: string,
+    refusal: TlsRefusal,
+    opts: { method?: string; cause?: unknown } = {},
+  ) {
+    super('UNAVAILABLE', details, opts);
+    this.reason = refusal.reason;
+    this.tlsCode = refusal.code;
+  }
+}
 /** The call's deadline passed. */
 export class DeadlineExceededError extends BridgeError {}
 /**
@@ -92,14 +136,46 @@ const NAMES = new Map(Object.entries(status).map(([name, n]) => [n, name as Stat
 /** The trailer a daemon sets on a refusal worth retrying after a pause (gRPC's own convention). */
 const PUSHBACK = 'grpc-retry-pushback-ms';
 
+/** grpc-js's text of a channel that has no connection, with what failed last and its resolver's note. */
+const NO_CONNECTION =
+  /^No connection established\. Last error: ([\s\S]*?)\. Resolution note: ([\s\S]*)$/;
+
+/**
+ * grpc-js's text of a failed connection, made readable: "no connection to
+ * the daemon: connect ECONNREFUSED 127.0.0.1:1" instead of "No connection
+ * established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1.
+ * Resolution note: ", without its time stamps and empty notes; and the TLS
+ * refusal it reports, if it does.
+ */
+function unavailableDetails(details: string): { details: string; tlsRefusal?: TlsRefusal } {
+  const m = NO_CONNECTION.exec(details);
+  const last = (m ? (m[1] ?? '') : details)
+    .replace(ERROR_PREFIX, '')
+    .replace(/ \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/, '');
+  const tls = readRefusal(last);
+  if (tls) return { details: tls.sentence, tlsRefusal: tls.refusal };
+  if (!m) return { details };
+  const note = (m[2] ?? '').trim();
+  const why = last && last !== 'null' ? `: ${last}` : '';
+  return { details: `no connection to the daemon${why}${note ? `; ${note}` : ''}` };
+}
+
 /** A grpc-js failure as the BridgeError subclass of its code. */
 export function fromServiceError(err: ServiceError, method: string): BridgeError {
   const code = NAMES.get(err.code) ?? 'UNKNOWN';
   const pushback = Number(err.metadata?.get(PUSHBACK)[0]);
-  const Class = SUBCLASS[code] ?? BridgeError;
-  return new Class(code, err.details ?? err.message, {
+  const opts = {
     method,
     cause: err,
     ...(Number.isFinite(pushback) && pushback >= 0 ? { retryAfterMs: pushback } : {}),
-  });
+  };
+  const details = err.details ?? err.message;
+  if (code === 'UNAVAILABLE') {
+    const clean = unavailableDetails(details);
+    return clean.tlsRefusal
+      ? new TlsRefusalError(clean.details, clean.tlsRefusal, { method, cause: err })
+      : new UnavailableError(code, clean.details, opts);
+  }
+  const Class = SUBCLASS[code] ?? BridgeError;
+  return new Class(code, details, opts);
 }

@@ -12,11 +12,13 @@ import {
   DeadlineExceededError,
   fromServiceError,
   NotFoundError,
+  TlsRefusalError,
   UnavailableError,
 } from './errors.js';
 import type { CallOptions } from './options.js';
 import { type Backoff, backoffDelay, isTransient, pause } from './private/backoff.js';
 import { eventFromWire, seqToWire } from './private/convert.js';
+import { RefusalGrace } from './private/refusal-grace.js';
 import { type Health, isTerminal, type SessionEvent } from './types.js';
 
 export interface EventStreamOptions {
@@ -159,6 +161,7 @@ export class EventStream implements AsyncIterable<SessionEvent> {
     let failingSince: number | undefined;
     let attempt = 0;
     let reauthStreak = 0;
+    const refusals = new RefusalGrace(this.ctx.reconnectMs);
     try {
       for (;;) {
         if (this.ended()) return;
@@ -174,12 +177,16 @@ export class EventStream implements AsyncIterable<SessionEvent> {
         }
         // A daemon that answers, even on a stream that idles, starts a new reconnect budget;
         // only delivered events reset the backoff, so a stream that keeps breaking is not retried hot.
-        if (reachable) failingSince = undefined;
+        if (reachable) {
+          failingSince = undefined;
+          refusals.reset();
+        }
         if (delivered) attempt = 0;
         failingSince ??= Date.now();
-        if (!isTransient(failed) || Date.now() - failingSince >= this.ctx.reconnectMs) {
-          throw failed;
-        }
+        if (refusals.endsWith(failed)) throw failed;
+        // A refusal still within its grace is retried like the network it may be.
+        const retried = failed instanceof TlsRefusalError || isTransient(failed);
+        if (!retried || Date.now() - failingSince >= this.ctx.reconnectMs) throw failed;
         // The first reconnect after a break is immediate; repeated failures back off.
         const backoff = attempt === 0 ? 0 : backoffDelay(this.ctx.backoff, attempt - 1);
         attempt++;

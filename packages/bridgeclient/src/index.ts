@@ -18,6 +18,8 @@ export {
   PermissionDeniedError,
   ResourceExhaustedError,
   type StatusName,
+  TlsRefusalError,
+  type TlsRefusalReason,
   UnauthenticatedError,
   UnavailableError,
 } from './errors.js';

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   captureOutput,
@@ -137,6 +137,10 @@ describe('bridgectl', () => {
       const got = JSON.parse((await ctl(['sessions', 'get', id, '--json'])).stdout);
       expect(got).toMatchObject({ sessionId: id, status: 'RUNNING', repoPath: daemon.repo });
       expect((await ctl(['sessions', 'list', '--status', 'RUNNING'])).stdout).toContain(id);
+      // Any case names the status.
+      const running = await ctl(['sessions', 'list', '--status', 'running', '--status', 'Stopped']);
+      expect(running).toMatchObject({ code: 0, stderr: '' });
+      expect(running.stdout).toContain(id);
       expect((await ctl(['sessions', 'stop', id])).code).toBe(0);
       const [code] = await within('events --follow to end with the session', events.exited, 20_000);
       expect(code).toBe(0);
@@ -188,10 +192,37 @@ describe('bridgectl', () => {
     expect(r.stdout).not.toContain('\x1b['); // not a terminal: no colour
   });
 
-  it('refuses a bad flag with exit 2 and one line', async () => {
-    expectOneLine(await ctl(['health', '--bogus']), 2, /Unknown option '--bogus'/);
-    expectOneLine(await ctl(['sessions', 'frob']), 2, /unknown command "sessions frob"/);
-    expectOneLine(await ctl(['events', 'x', '--after', 'soon']), 2, /--after wants a seq/);
+  it("refuses a bad flag with exit 2 and one line of its own, not the parser's", async () => {
+    const [bogus, typo, frob, soon, negative, forgotten] = await Promise.all([
+      ctl(['health', '--bogus']),
+      ctl(['sessions', 'start', '--provder', 'mock']),
+      ctl(['sessions', 'frob']),
+      ctl(['events', 'x', '--after', 'soon']),
+      ctl(['events', 'x', '--after', '-5']),
+      ctl(['sessions', 'start', '--repo', '--provider', 'mock']),
+    ]);
+    expectOneLine(
+      bogus,
+      2,
+      /^bridgectl: health: Unknown option '--bogus'; see bridgectl health --help\n$/,
+    );
+    expectOneLine(typo, 2, /Unknown option '--provder', did you mean --provider\?/);
+    expectOneLine(frob, 2, /unknown command "sessions frob"/);
+    expectOneLine(soon, 2, /--after wants a seq/);
+    // A value that starts with "-" reaches the command, which says what it wants.
+    expectOneLine(
+      negative,
+      2,
+      /^bridgectl: events: --after wants a seq \(0, 1, 2, …\), not "-5"\n$/,
+    );
+    expectOneLine(
+      forgotten,
+      2,
+      /^bridgectl: sessions start: --repo wants a value \(PATH\); see bridgectl sessions start --help\n$/,
+    );
+    for (const r of [bogus, negative, forgotten]) {
+      expect(r.stderr).not.toMatch(/ambiguous|as in '--|To specify|argument missing/);
+    }
   });
 
   it('names an unreadable certificate file (exit 3), a missing session (exit 6), an unreachable daemon (exit 4)', async () => {
@@ -249,6 +280,94 @@ describe('bridgectl', () => {
     expect(await complete(ca, caFn, ['bridge-ca', 'issue', '--ca-'])).toEqual(['--ca-key']);
   });
 
+  it('bash completion of bridgectl run from the repository: the script defines the command it completes', async () => {
+    const script = join(dir, 'from-source.bash');
+    writeFileSync(script, (await ctl(['completion', 'bash'])).stdout);
+    const elsewhere = mkdtempSync(join(tmpdir(), 'bridgectl-elsewhere-'));
+    // A shell with node and the system's tools, and no bridgectl installed.
+    const path = `${dirname(process.execPath)}:/usr/bin:/bin`;
+    const shell = [
+      'command -v bridgectl || echo "no bridgectl"',
+      `source ${script}`,
+      'type -t bridgectl',
+      'complete -p bridgectl',
+      `cd ${elsewhere}`,
+      'bridgectl health',
+      'COMP_WORDS=(bridgectl sessions st); COMP_CWORD=2; _bridgectl_complete',
+      `printf "completes %s\\n" "\${COMPREPLY[@]}"`,
+    ].join('\n');
+    try {
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile(
+          'bash',
+          ['--norc', '--noprofile', '-c', shell],
+          { env: { ...env(), PATH: path }, timeout: 60_000 },
+          (e, stdout, stderr) =>
+            e ? reject(new Error(`${e.message}\n${stderr}`)) : resolve(stdout),
+        ),
+      );
+      expect(out).toMatch(
+        /^no bridgectl\nfunction\ncomplete -F _bridgectl_complete bridgectl\nserving {2}version /,
+      );
+      expect(out).toMatch(/\ncompletes start\ncompletes stop\n$/);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('ends quietly when its output is closed (| head): bridgectl, bridge-ca and bridge', async () => {
+    const id = (
+      await ctl(['sessions', 'start', '--provider', 'mock', '--repo', daemon.repo])
+    ).stdout.trim();
+    const events = follow(['events', id, '--follow', '--json']);
+    let stderr = '';
+    events.proc.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    try {
+      await events.output.waitFor('SESSION_STARTED', /"SESSION_STARTED"/);
+      // The reader goes away, as `head` does once it has its lines.
+      events.proc.stdout?.destroy();
+      await ctl(['sessions', 'send', id, 'into a closed pipe']);
+      const [code] = await within(
+        'events --follow to end after its output closed',
+        events.exited,
+        20_000,
+      );
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    } finally {
+      await kill(events.proc, events.exited);
+      await ctl(['sessions', 'stop', id]);
+    }
+    // Each CLI writes into a pipe its reader has already closed.
+    const intoClosedPipe = async (entry: string, args: string[]) => {
+      const child = spawn(process.execPath, [...ENTRY(entry), ...args], {
+        cwd: REPO_ROOT,
+        env: env(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      const [code] = await within(
+        `${entry} ${args.join(' ')} to end`,
+        once(child, 'exit') as Promise<[number]>,
+        30_000,
+      );
+      return { entry, args, code, stderr };
+    };
+    const runs = await Promise.all([
+      intoClosedPipe('cmd/bridgectl/src/main.ts', ['--help']),
+      intoClosedPipe('cmd/bridgectl/src/main.ts', ['sessions', 'list']),
+      intoClosedPipe('cmd/bridge-ca/src/main.ts', ['--help']),
+      intoClosedPipe('cmd/bridge/src/main.ts', ['--help']),
+      intoClosedPipe('cmd/bridge/src/main.ts', ['--version']),
+    ]);
+    for (const r of runs) expect(r).toEqual({ ...r, code: 0, stderr: '' });
+  });
+
   it('every CLI has --help, and refuses a bad flag in one line with exit 2', async () => {
     for (const [entry, name] of [
       ['cmd/bridge/src/main.ts', 'bridge'],
@@ -262,10 +381,39 @@ describe('bridgectl', () => {
       expect(bad.code, name).toBe(2);
       expect(bad.stderr, name).toMatch(new RegExp(`^${name}: [^\\n]+\\n$`));
     }
-    const sessionsHelp = await ctl(['sessions', 'start', '--help']);
-    for (const o of ['--provider', '--repo', '--opt', '--profile', '--address', '--jwt-key']) {
-      expect(sessionsHelp.stdout).toContain(o);
+  });
+
+  it("a command's help has its own options, and points at the main help for the rest", async () => {
+    const [main, start, completion] = await Promise.all([
+      ctl(['--help']),
+      ctl(['sessions', 'start', '--help']),
+      ctl(['completion', '--help']),
+    ]);
+    // The main help has the connection options and the exit statuses, once.
+    for (const o of ['--profile NAME', '--address HOST:PORT', '--jwt-key FILE', '--server-name']) {
+      expect(main.stdout).toContain(o);
     }
+    expect(main.stdout).toMatch(/^exit status:\n {2}0 {4}success\n/m);
+    for (const o of ['--provider', '--repo', '--opt', '--json']) expect(start.stdout).toContain(o);
+    for (const help of [start.stdout, completion.stdout]) {
+      expect(help).not.toMatch(/--jwt-key|HOST:PORT|exit status:|internal error/);
+    }
+    expect(start.stdout).toContain(
+      'bridgectl --help lists the connection options (--profile, --address, …) and the exit statuses.',
+    );
+    // completion connects to nothing: no word of the connection options.
+    expect(completion.stdout).toContain('\nbridgectl --help lists the exit statuses.\n');
+    expect(start.stdout.split('\n').length).toBeLessThan(20);
+  });
+
+  it('speaks of npm, which every Node user has, not pnpm', async () => {
+    const [main, noSettings] = await Promise.all([
+      ctl(['--help']),
+      ctl(['health'], { BRIDGECTL_PROFILES: join(dir, 'no-such-profiles.yaml') }),
+    ]);
+    expect(main.stdout).toContain('`npm run dev` in the repository writes the "dev"');
+    expectOneLine(noSettings, 2, /or run `npm run dev` in the repository, which writes/);
+    for (const text of [main.stdout, noSettings.stderr]) expect(text).not.toContain('pnpm');
   });
 });
 
@@ -464,6 +612,10 @@ describe('pnpm demo', () => {
         INIT_CWD: home,
       });
       expect(r.stderr).toContain('starting `bridge dev` for the demo');
+      expect(r.stderr).toMatch(
+        /watch it too with: npm run bridgectl -- events [0-9a-f-]{36} --follow/,
+      );
+      expect(r.stderr).not.toContain('pnpm');
       expect(r.code).toBe(0);
       expect(r.stdout.match(/── turn done/g)).toHaveLength(2);
       expect(r.stdout.match(/mock\[\d\]: received/g)).toHaveLength(2);

@@ -83,9 +83,56 @@ describe('bridge CLI', () => {
       '--config',
       config('missingkey.yaml', good().replace(pki.serverKeyPath, join(dir, 'nope.key'))),
     ]);
-    expect(r2.code).toBe(1);
-    expect(r2.err + r2.out).toMatch(/tls\.key: cannot read .*nope\.key \(ENOENT\)/);
+    // A configuration the host cannot serve: exit 2, which the unit does not restart on.
+    expect(r2.code).toBe(2);
+    expect(r2.err).toMatch(/tls\.key: cannot read .*nope\.key \(ENOENT\)/);
     expect(r2.out).not.toContain('BRIDGE_READY');
+  });
+
+  it.each([
+    {
+      what: 'a JWT key file that is missing',
+      edit: (t: string) => t.replace(pki.issuers.control.pubPath, join(dir, 'gone.pub')),
+      line: () =>
+        `auth.jwt_public_keys: JWT key for issuer "control": cannot read ${join(dir, 'gone.pub')}: ENOENT`,
+    },
+    {
+      what: 'an audit file that cannot be created (under /proc, where mkdir loops on Node 20)',
+      edit: (t: string) => `${t}logging:\n  audit_path: /proc/nope/audit.jsonl\n`,
+      line: () =>
+        'logging.audit_path: cannot create /proc/nope/audit.jsonl: /proc does not take new entries (ENOENT)',
+    },
+    {
+      what: 'a state directory that is a file',
+      edit: (t: string) => `${t}sessions:\n  state_dir: ${pki.caPath}\n`,
+      line: () => `sessions.state_dir: ${pki.caPath} is not a directory`,
+    },
+  ])('check-config and run refuse $what with the same line, exit 2', ({ what, edit, line }) => {
+    const file = config(`${what.split(' ')[1]}.yaml`, edit(good()));
+    const checked = bridge(['check-config', '--config', file]);
+    expect(checked.code).toBe(2);
+    expect(checked.out).toBe('');
+    expect(checked.err).toBe(`${file}: cannot start with it:\n  ${line()}\n`);
+    const ran = bridge(['run', '--config', file]);
+    expect(ran.code).toBe(2);
+    expect(ran.err).toBe(`bridge: cannot start with ${file}:\n  ${line()}\n`);
+    expect(ran.out).not.toContain('BRIDGE_READY');
+  });
+
+  it('check-config warns about a provider binary it cannot find, and passes: the daemon serves the others', () => {
+    const file = config(
+      'ghost.yaml',
+      good().replace(
+        'mock: {}',
+        'mock: {}\n  ghost:\n    adapter: claude\n    binary: /nonexistent/claude',
+      ),
+    );
+    const r = bridge(['check-config', '--config', file]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/ok \(listen 127\.0\.0\.1:0, 2 providers/);
+    expect(r.err).toBe(
+      '  providers.ghost.binary: binary "/nonexistent/claude" not found: the provider is unavailable until it can be found\n',
+    );
   });
 
   it('rejects an unknown adapter and a missing --config', () => {

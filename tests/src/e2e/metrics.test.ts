@@ -1,17 +1,20 @@
 import { X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
-import { issueCert } from '@agent-bridge/pki';
+import { type CertAndKey, createCrl, issueCert } from '@agent-bridge/pki';
 import { EventType, PermissionDecision, SessionStatus } from '@agent-bridge/proto';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
   codeOf,
+  createTestPki,
   ofType,
   parseExposition,
   scrape,
   status,
+  type TestPki,
   turnsDone,
   useDaemon,
   waitFor,
@@ -21,12 +24,30 @@ import {
 const value = (samples: Map<string, number>, key: string) => samples.get(key) ?? 0;
 
 describe('metrics over mutual TLS', () => {
-  const bridge = useDaemon({
+  // A client certificate the daemon's CRL revokes, made before it starts.
+  let pki: TestPki;
+  let revoked: CertAndKey;
+  let crl: string;
+  beforeAll(async () => {
+    pki = await createTestPki();
+    revoked = await issueCert({ type: 'client', cn: 'revoked-scraper', ca: pki.ca });
+    crl = join(pki.dir, 'metrics-test.crl.pem');
+    writeFileSync(
+      crl,
+      await createCrl({
+        ca: pki.ca,
+        revoked: [{ serialHex: new X509Certificate(revoked.certPem).serialNumber }],
+      }),
+    );
+  });
+  const bridge = useDaemon(() => ({
+    pki,
     config: {
       metrics: { listen: '127.0.0.1:0' },
+      tls: { crl: [crl] },
       providers: { mock_ask: { adapter: 'mock', permissions: 'ask' } },
     },
-  });
+  }));
   const metrics = async () => {
     const port = bridge.daemon.metricsPort;
     if (port === undefined) throw new Error('the daemon reported no metrics port');
@@ -131,6 +152,36 @@ describe('metrics over mutual TLS', () => {
     await expect(scrape(port, bridge.pki.ca.certPem, bridge.pki.rogueClient)).rejects.toThrow(
       /unknown ca|alert|socket hang up|ECONNRESET/i,
     );
+  });
+
+  it('audits every refused handshake as the gRPC port does: no certificate, another CA, revoked', async () => {
+    const port = bridge.daemon.metricsPort as number;
+    const mark = bridge.daemon.audit.mark();
+    for (const client of [undefined, bridge.pki.rogueClient, revoked]) {
+      await expect(scrape(port, bridge.pki.ca.certPem, client)).rejects.toThrow(
+        /certificate|alert|socket hang up|ECONNRESET|closed/i,
+      );
+    }
+    await waitFor(
+      'three refused metrics handshakes in the audit file',
+      () => bridge.daemon.audit.since(mark).filter((r) => r.kind === 'tls').length >= 3,
+    );
+    const refused = bridge.daemon.audit.since(mark).filter((r) => r.kind === 'tls');
+    expect(refused.map((r) => r.reason)).toEqual([
+      'no_client_certificate',
+      'untrusted_issuer',
+      'cert_revoked',
+    ]);
+    for (const r of refused) {
+      expect(r).toMatchObject({
+        outcome: 'deny',
+        peer: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+      });
+      expect(r.detail).toMatch(/^metrics listener: /);
+    }
+    expect(refused[2]).toMatchObject({
+      cert_serial: new X509Certificate(revoked.certPem).serialNumber,
+    });
   });
 
   it('answers plaintext HTTP with nothing', async () => {

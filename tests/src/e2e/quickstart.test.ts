@@ -42,7 +42,7 @@ describe('dev quick start', () => {
       );
       const out = output.text();
       expect(out).toContain('created a development PKI');
-      expect(out).toContain('bridge-ca jwt-mint --key');
+      expect(out).toContain('npm run -s bridge-ca -- jwt-mint --key');
       expect(out).toMatch(/jwt-mint .*--bind-cert \S*client\.crt/);
       for (const f of ['server.key', 'client.key', 'jwt.key', 'profiles.yaml']) {
         expect(statSync(join(dir, f)).mode & 0o777, f).toBe(0o600);

@@ -1,9 +1,10 @@
 // Each failure of bridge-ca: its exit status and its single line.
+import { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createCA, encryptPrivateKey } from '@agent-bridge/pki';
+import { createCA, encryptPrivateKey, issueCert } from '@agent-bridge/pki';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridgeCa, type ProcessResult } from './run-bridge-ca.js';
+import { bridgeCa, openssl, type ProcessResult } from './run-bridge-ca.js';
 import { makeTempDir } from './temp-dir.js';
 
 const PASS = 'error-path passphrase';
@@ -205,6 +206,66 @@ describe('bridge-ca failures', () => {
     expect(result.code).toBe(0);
   });
 
+  it('a new CA passphrase under 8 characters is refused: exit 2, nothing written; old keys still open', async () => {
+    const out = f('short-pass');
+    expectOneLine(
+      await bridgeCa(['init', '--name', 'short', '--out', out], { passphrase: 'a' }),
+      2,
+      /^bridge-ca: the new CA passphrase \(BRIDGE_CA_PASSPHRASE\) has 1 character; it needs at least 8, since whoever copies the encrypted key can guess a short one offline\n$/,
+    );
+    await writeFile(f('seven.txt'), '1234567\n', { mode: 0o600 });
+    expectOneLine(
+      await bridgeCa([
+        'init',
+        '--name',
+        'short',
+        '--out',
+        out,
+        '--passphrase-file',
+        f('seven.txt'),
+      ]),
+      2,
+      /the new CA passphrase \(passphrase file .*seven\.txt\) has 7 characters; it needs at least 8/,
+    );
+    await expect(stat(out)).rejects.toThrow();
+    // Exactly 8 is enough, and OpenSSL opens the key with it.
+    const made = await bridgeCa(['init', '--name', 'eight', '--out', out], {
+      passphrase: '12345678',
+    });
+    expect(made.code).toBe(0);
+    const opened = await openssl([
+      'pkey',
+      '-in',
+      join(out, 'ca.key'),
+      '-passin',
+      'pass:12345678',
+      '-noout',
+    ]);
+    expect(opened.code).toBe(0);
+    // A CA key encrypted before the minimum, with 1 character, still opens.
+    const old = await createCA({ name: 'short-old' });
+    await mkdir(f('short-old'));
+    await writeFile(f('short-old/ca.crt'), old.certPem);
+    await writeFile(f('short-old/ca.key'), encryptPrivateKey(old.keyPem, 'k'), { mode: 0o600 });
+    const issued = await bridgeCa(
+      [
+        'issue',
+        '--type',
+        'client',
+        '--cn',
+        'by-old',
+        '--ca',
+        f('short-old/ca.crt'),
+        '--ca-key',
+        f('short-old/ca.key'),
+        '--out',
+        f('by-old'),
+      ],
+      { passphrase: 'k' },
+    );
+    expect({ code: issued.code, stderr: issued.stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
   it('a passphrase on the command line is refused: exit 2', async () => {
     const result = await bridgeCa(['issue', '--passphrase', 'secret']);
     expectOneLine(result, 2, /passphrases never go on the command line/);
@@ -266,6 +327,147 @@ describe('bridge-ca failures', () => {
       { passphrase: PASS },
     );
     expectOneLine(result, 6, /serial abcdef is not in .*ca\.db\.json/);
+  });
+
+  it('a CA certificate where a leaf is expected: exit 6 before the passphrase, nothing changed', async () => {
+    const dbBefore = await readFile(f('a/ca.db.json'), 'utf8');
+    const caA = ['--ca', f('a/ca.crt'), '--ca-key', f('a/ca.key')];
+    const rootSerial = new X509Certificate(await readFile(f('a/ca.crt'))).serialNumber;
+    // With the passphrase: refused all the same, and the database is untouched.
+    expectOneLine(
+      await bridgeCa(['revoke', ...caA, '--cert', f('a/ca.crt')], { passphrase: PASS }),
+      6,
+      /--cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf/,
+    );
+    expect(await readFile(f('a/ca.db.json'), 'utf8')).toBe(dbBefore);
+    // No passphrase is given: each refusal comes before one is needed.
+    expectOneLine(
+      await bridgeCa(['revoke', ...caA, '--cert', f('a/ca.crt')]),
+      6,
+      /--cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf: revoke takes a leaf or a cross certificate this CA issued; a CA cannot revoke itself/,
+    );
+    expectOneLine(
+      await bridgeCa(['revoke', ...caA, '--cert', f('b/ca.crt')]),
+      6,
+      /--cert .*b\/ca\.crt is a CA certificate \(CN=ca-b\), not a leaf/,
+    );
+    expectOneLine(
+      await bridgeCa(['revoke', ...caA, '--serial', rootSerial, '--force']),
+      6,
+      new RegExp(`--serial ${rootSerial.toLowerCase()} is the serial of CA CN=ca-a itself`),
+    );
+    expectOneLine(
+      await bridgeCa(['renew', ...caA, '--cert', f('a/ca.crt')]),
+      6,
+      /--cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf: renew re-issues server and client certificates/,
+    );
+    expect((await bridgeCa(['jwt-keygen', '--out', f('jwt')])).code).toBe(0);
+    const mint = (cert: string) =>
+      bridgeCa([
+        'jwt-mint',
+        '--key',
+        f('jwt.key'),
+        '--iss',
+        'i',
+        '--sub',
+        's',
+        '--project',
+        'p',
+        '--bind-cert',
+        f(cert),
+      ]);
+    expectOneLine(
+      await mint('a/ca.crt'),
+      6,
+      /--bind-cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf: bind the token to the client certificate/,
+    );
+    // A server certificate is no client certificate either: the daemon refuses it as one.
+    const server = await issueCert({
+      type: 'server',
+      cn: 'srv.example.com',
+      ca: await createCA({ name: 'lib-ca' }),
+    });
+    await writeFile(f('server-only.crt'), server.certPem);
+    expectOneLine(
+      await mint('server-only.crt'),
+      6,
+      /--bind-cert .*server-only\.crt \(CN=srv\.example\.com\) is not a client certificate \(no clientAuth extended key usage\)/,
+    );
+    expect((await mint('leaf.crt')).code).toBe(0);
+    expect(await readFile(f('a/ca.db.json'), 'utf8')).toBe(dbBefore);
+  });
+
+  it('renew refuses a leaf that is neither server nor client (no EKU, made by OpenSSL): exit 6 before the passphrase', async () => {
+    const plainKey = await openssl(['pkey', '-in', f('a/ca.key'), '-passin', `pass:${PASS}`]);
+    expect(plainKey.code).toBe(0);
+    await writeFile(f('a-plain.key'), plainKey.stdout, { mode: 0o600 });
+    await writeFile(f('no-eku.cnf'), 'basicConstraints = critical, CA:FALSE\n');
+    const csr = await openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      f('no-eku.key'),
+      '-subj',
+      '/CN=no-eku',
+      '-out',
+      f('no-eku.csr'),
+    ]);
+    expect(csr.code).toBe(0);
+    const signed = await openssl([
+      'x509',
+      '-req',
+      '-in',
+      f('no-eku.csr'),
+      '-CA',
+      f('a/ca.crt'),
+      '-CAkey',
+      f('a-plain.key'),
+      '-set_serial',
+      '0x4e4f454b55',
+      '-days',
+      '30',
+      '-extfile',
+      f('no-eku.cnf'),
+      '-out',
+      f('no-eku.crt'),
+    ]);
+    expect(signed.code).toBe(0);
+    const before = await readFile(f('no-eku.crt'), 'utf8');
+    expectOneLine(
+      await bridgeCa([
+        'renew',
+        '--ca',
+        f('a/ca.crt'),
+        '--ca-key',
+        f('a/ca.key'),
+        '--cert',
+        f('no-eku.crt'),
+      ]),
+      6,
+      /--cert .*no-eku\.crt \(CN=no-eku\) is neither a server nor a client certificate \(no serverAuth or clientAuth extended key usage\)/,
+    );
+    expect(await readFile(f('no-eku.crt'), 'utf8')).toBe(before);
+  });
+
+  it('verify --crl with a file that is no CRL names that file: exit 6', async () => {
+    expectOneLine(
+      await bridgeCa([
+        'verify',
+        '--cert',
+        f('leaf.crt'),
+        '--bundle',
+        f('a/ca.crt'),
+        '--crl',
+        f('leaf.crt'),
+      ]),
+      6,
+      /^bridge-ca: CRL \/.*\/leaf\.crt holds no X509 CRL block\n$/,
+    );
   });
 
   it('inspect describes an encrypted key with its KDF parameters', async () => {

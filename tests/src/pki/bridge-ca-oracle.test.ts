@@ -1,12 +1,14 @@
 // bridge-ca through its real process, judged by OpenSSL and Node's TLS,
 // for both key types. Fixtures are built once per key type through the CLI.
 import { createHash, X509Certificate } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect, createServer, type TLSSocket } from 'node:tls';
+import { createCrl } from '@agent-bridge/pki';
 import { calculateJwkThumbprint, importSPKI, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from '../harness/index.js';
+import { withEmptyEntryExtensions } from './old-style-crl.js';
 import { bridgeCa, openssl, type ProcessResult } from './run-bridge-ca.js';
 import { makeTempDir } from './temp-dir.js';
 
@@ -201,6 +203,72 @@ describe.each(['ecdsa-p384', 'rsa-4096'] as const)('bridge-ca with %s', (keyType
       expect(result.stderr).toContain('no serverAuth extended key usage');
     });
 
+    it('checks exactly the certificate named, CA or not, and says what it verified (OpenSSL agrees)', async () => {
+      const verify = async (cert: string) => {
+        const bridge = await bridgeCa(['verify', '--cert', f(cert), '--bundle', f('bundle.crt')]);
+        const json = await bridgeCa([
+          'verify',
+          '--cert',
+          f(cert),
+          '--bundle',
+          f('bundle.crt'),
+          '--json',
+        ]);
+        const oracle = await openssl([
+          'verify',
+          '-show_chain',
+          '-CAfile',
+          f('bundle.crt'),
+          f(cert),
+        ]);
+        const fingerprint = new X509Certificate(await readFile(f(cert))).fingerprint256;
+        return { bridge, json, oracle, fingerprint };
+      };
+      // Our root is in the bundle: a trust anchor, its chain itself alone.
+      const root = await verify('a/ca.crt');
+      expect(root.oracle.code).toBe(0);
+      expect(root.oracle.stdout).toContain(`depth=0: CN = bridge-${keyType}\n`);
+      expect(root.oracle.stdout).not.toContain('depth=1');
+      expect(root.bridge.code).toBe(0);
+      expect(root.bridge.stdout).toMatch(
+        new RegExp(
+          `^${f('a/ca.crt')}: OK as a trust anchor .*\n  0 CN=bridge-${keyType} \\(root\\), until [^\n]+\n$`,
+        ),
+      );
+      expect(JSON.parse(root.json.stdout)).toMatchObject({
+        ok: true,
+        verifiedAs: 'trust anchor',
+        verified: { subject: `CN=bridge-${keyType}`, fingerprintSha256: root.fingerprint },
+        chain: [{ subject: `CN=bridge-${keyType}` }],
+      });
+      // The cross certificate: verified as a CA, through our root.
+      const cross = await verify('b-cross.crt');
+      expect(cross.oracle.code).toBe(0);
+      expect(cross.oracle.stdout).toMatch(/depth=0: CN = prd-.*\ndepth=1: CN = bridge-/);
+      expect(cross.bridge.stdout).toMatch(
+        /: OK as a CA certificate \(not a leaf\)\n {2}0 CN=prd-.*issuer CN=bridge-.*\n {2}1 CN=bridge-.*\(root\)/,
+      );
+      expect(JSON.parse(cross.json.stdout)).toMatchObject({
+        verifiedAs: 'CA',
+        verified: { fingerprintSha256: cross.fingerprint },
+      });
+      // The other project's own root is not in the bundle (only its cross certificate is).
+      const other = await verify('b/ca.crt');
+      expect(other.oracle.code).not.toBe(0);
+      expect(other.oracle.stderr + other.oracle.stdout).toContain('self-signed certificate');
+      expect(other.bridge.code).toBe(1);
+      expect(other.bridge.stderr).toContain(
+        `"CN=prd-${keyType}" is self-signed and is not a root of the bundle`,
+      );
+      // A leaf is still just "OK", and its fingerprint is the one checked.
+      const leaf = await verify('client-a.crt');
+      expect(leaf.bridge.stdout).toMatch(new RegExp(`^${f('client-a.crt')}: OK\n  0 CN=ops `));
+      expect(JSON.parse(leaf.json.stdout)).toMatchObject({
+        verifiedAs: 'leaf',
+        verified: { fingerprintSha256: leaf.fingerprint },
+      });
+    });
+
     it('exits 1 when no path reaches a root in the bundle', async () => {
       const result = await bridgeCa([
         'verify',
@@ -292,6 +360,188 @@ describe.each(['ecdsa-p384', 'rsa-4096'] as const)('bridge-ca with %s', (keyType
       expect(text.stdout).toContain('Next Update:');
       expect(text.stdout).toContain('Key Compromise');
       expect(text.stderr + text.stdout).toContain('verify OK');
+    });
+
+    describe('an entry without a reason', () => {
+      const crlChecks = async (crl: string, revokedCert: string) => {
+        const text = await openssl([
+          'crl',
+          '-in',
+          f(crl),
+          '-noout',
+          '-text',
+          '-CAfile',
+          f('a/ca.crt'),
+        ]);
+        expect(text.code).toBe(0);
+        expect(text.stderr + text.stdout).toContain('verify OK');
+        const serial = new X509Certificate(await readFile(f(revokedCert))).serialNumber;
+        expect(text.stdout).toContain(`Serial Number: ${serial}`);
+        const opensslVerify = (cert: string) =>
+          openssl(['verify', '-crl_check', '-CAfile', f('a/ca.crt'), '-CRLfile', f(crl), f(cert)]);
+        const revoked = await opensslVerify(revokedCert);
+        expect(revoked.code).not.toBe(0);
+        expect(revoked.stderr + revoked.stdout).toContain('certificate revoked');
+        expect((await opensslVerify('client-a.crt')).code).toBe(0);
+        const bridgeVerify = (cert: string) =>
+          bridgeCa(['verify', '--cert', f(cert), '--bundle', f('a/ca.crt'), '--crl', f(crl)]);
+        const gone = await bridgeVerify(revokedCert);
+        expect(gone.code).toBe(1);
+        expect(gone.stderr).toMatch(
+          /"CN=no-reason" \(serial [0-9a-f]+\) was revoked on .*, reason: unspecified/,
+        );
+        expect(await bridgeVerify('client-a.crt')).toMatchObject({ code: 0 });
+        const inspected = await bridgeCa(['inspect', f(crl)]);
+        expect(inspected.code).toBe(0);
+        expect(inspected.stdout).toContain(serial.toLowerCase());
+      };
+
+      beforeAll(async () => {
+        await bridgeCa(
+          [
+            'issue',
+            '--type',
+            'client',
+            '--cn',
+            'no-reason',
+            '--ca',
+            f('a/ca.crt'),
+            '--ca-key',
+            f('a/ca.key'),
+            '--out',
+            f('no-reason'),
+            '--key-type',
+            keyType,
+          ],
+          { passphrase: PASS_A },
+        ).then(ok);
+        await bridgeCa(
+          [
+            'revoke',
+            '--ca',
+            f('a/ca.crt'),
+            '--ca-key',
+            f('a/ca.key'),
+            '--cert',
+            f('no-reason.crt'),
+          ],
+          { passphrase: PASS_A },
+        ).then(ok);
+        await bridgeCa(
+          ['crl', '--ca', f('a/ca.crt'), '--ca-key', f('a/ca.key'), '--out', f('a-no-reason.crl')],
+          { passphrase: PASS_A },
+        ).then(ok);
+      }, 60_000);
+
+      it('has no crlEntryExtensions field, and OpenSSL and bridge-ca verify --crl read the CRL', async () => {
+        const parsed = await openssl(['asn1parse', '-in', f('a-no-reason.crl')]);
+        expect(parsed.code).toBe(0);
+        expect(parsed.stdout).not.toMatch(/l= +0 cons: SEQUENCE/);
+        await crlChecks('a-no-reason.crl', 'no-reason.crt');
+      });
+
+      it('an older CRL with an empty crlEntryExtensions SEQUENCE is read too', async () => {
+        const key = await openssl(['pkey', '-in', f('a/ca.key'), '-passin', `pass:${PASS_A}`]);
+        expect(key.code).toBe(0);
+        const der = Buffer.from(
+          (await readFile(f('a-no-reason.crl'), 'utf8')).replace(/-----[A-Z0-9 ]+-----|\s/g, ''),
+          'base64',
+        );
+        const digest = keyType === 'rsa-4096' ? 'sha256' : 'sha384';
+        const old = withEmptyEntryExtensions(der, key.stdout, digest);
+        const body = old
+          .toString('base64')
+          .replace(/(.{64})/g, '$1\n')
+          .trim();
+        await writeFile(
+          f('a-old-style.crl'),
+          `-----BEGIN X509 CRL-----\n${body}\n-----END X509 CRL-----\n`,
+        );
+        // The fixture is what it claims to be: the entry ends in a SEQUENCE of length 0.
+        const parsed = await openssl(['asn1parse', '-in', f('a-old-style.crl')]);
+        expect(parsed.stdout).toMatch(/l= +0 cons: SEQUENCE/);
+        await crlChecks('a-old-style.crl', 'no-reason.crt');
+      });
+    });
+
+    describe('certificates that are CAs', () => {
+      const caA = () => ['--ca', f('a/ca.crt'), '--ca-key', f('a/ca.key')];
+
+      it('revoke refuses our root (by --cert or --serial), so a CRL made after still passes every leaf in OpenSSL', async () => {
+        const rootSerial = new X509Certificate(await readFile(f('a/ca.crt'))).serialNumber;
+        for (const args of [
+          ['--cert', f('a/ca.crt')],
+          ['--serial', rootSerial, '--force'],
+        ]) {
+          const refused = await bridgeCa(['revoke', ...caA(), ...args], { passphrase: PASS_A });
+          expect(refused.code).toBe(6);
+          expect(refused.stderr).toContain('a CA cannot revoke itself');
+        }
+        await bridgeCa(['crl', ...caA(), '--out', f('a-after-root.crl')], {
+          passphrase: PASS_A,
+        }).then(ok);
+        const text = await openssl(['crl', '-in', f('a-after-root.crl'), '-noout', '-text']);
+        expect(text.stdout).not.toContain(`Serial Number: ${rootSerial}`);
+        const leaf = await openssl([
+          'verify',
+          '-crl_check_all',
+          '-CAfile',
+          f('a/ca.crt'),
+          '-CRLfile',
+          f('a-after-root.crl'),
+          f('server.crt'),
+        ]);
+        expect(leaf.stderr + leaf.stdout).toContain(`${f('server.crt')}: OK`);
+        expect(leaf.code).toBe(0);
+        // What a refused revoke prevents: with the root's own serial on its CRL
+        // (made here with the library), OpenSSL fails every leaf.
+        const key = await openssl(['pkey', '-in', f('a/ca.key'), '-passin', `pass:${PASS_A}`]);
+        expect(key.code).toBe(0);
+        const certPem = await readFile(f('a/ca.crt'), 'utf8');
+        await writeFile(
+          f('a-root-on-crl.crl'),
+          await createCrl({
+            ca: { certPem, keyPem: key.stdout },
+            revoked: [{ serialHex: rootSerial }],
+          }),
+        );
+        const harmed = await openssl([
+          'verify',
+          '-crl_check_all',
+          '-CAfile',
+          f('a/ca.crt'),
+          '-CRLfile',
+          f('a-root-on-crl.crl'),
+          f('server.crt'),
+        ]);
+        expect(harmed.code).not.toBe(0);
+        expect(harmed.stderr + harmed.stdout).toContain('certificate revoked');
+      });
+
+      it('revoke still takes a cross certificate this CA issued: then OpenSSL refuses the leaves under it', async () => {
+        await bridgeCa(['revoke', ...caA(), '--cert', f('b-cross.crt')], {
+          passphrase: PASS_A,
+        }).then(ok);
+        await bridgeCa(['crl', ...caA(), '--out', f('a-cross-revoked.crl')], {
+          passphrase: PASS_A,
+        }).then(ok);
+        const opensslVerify = (cert: string) =>
+          openssl([
+            'verify',
+            '-crl_check_all',
+            '-CAfile',
+            f('bundle.crt'),
+            '-CRLfile',
+            f('a-cross-revoked.crl'),
+            '-CRLfile',
+            f('b.crl'),
+            f(cert),
+          ]);
+        const underCross = await opensslVerify('client-b.crt');
+        expect(underCross.code).not.toBe(0);
+        expect(underCross.stderr + underCross.stdout).toContain('certificate revoked');
+        expect((await opensslVerify('client-a.crt')).code).toBe(0);
+      });
     });
   });
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root, where `pnpm bridge-ca` runs from. */
+/** The repository root, where `npm run bridge-ca` runs from. */
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 export interface ProcessResult {
@@ -47,7 +47,7 @@ function run(
 }
 
 /**
- * Runs the real CLI the way `pnpm bridge-ca` does (tsx, development
+ * Runs the real CLI the way `npm run bridge-ca` does (tsx, development
  * condition), as its own process. The passphrase is never inherited from
  * the test environment unless given.
  */

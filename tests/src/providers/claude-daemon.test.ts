@@ -153,14 +153,20 @@ describe('claude adapter through the daemon', () => {
     const turnId = ofType(first, T.EVENT_TYPE_TURN_STARTED)[0]?.turnId;
     expect(turnId).toBe('turn-1');
     const turn = first.filter((e) => e.turnId === turnId);
+    // The model's four deltas ('Hello', ' from', ' fake', ' model.') are
+    // stored as the redactor settles them: a word once it is complete.
     expect(turn.map((e) => e.type)).toEqual([
       T.EVENT_TYPE_TURN_STARTED,
       T.EVENT_TYPE_AGENT_MESSAGE_DELTA,
       T.EVENT_TYPE_AGENT_MESSAGE_DELTA,
       T.EVENT_TYPE_AGENT_MESSAGE_DELTA,
-      T.EVENT_TYPE_AGENT_MESSAGE_DELTA,
       T.EVENT_TYPE_AGENT_MESSAGE,
       T.EVENT_TYPE_TURN_COMPLETED,
+    ]);
+    expect(ofType(turn, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).map((e) => e.text)).toEqual([
+      'Hello ',
+      'from ',
+      'fake model.',
     ]);
     expect(ofType(turn, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text).toBe('Hello from fake model.');
     // The input that starts a turn is recorded before the turn's first event.
@@ -379,12 +385,12 @@ describe('claude adapter through the daemon', () => {
         .filter((e) => e.stream === 'stdout')
         .map((e) => e.text),
     ).toEqual(['{"type":"stream_event","event":{"type":', 'Warning: stray text on stdout']);
+    // The deltas as the redactor stores them: each word once it is complete.
     expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE_DELTA).map((e) => e.text)).toEqual([
       'split ',
-      'Hello',
-      ' from',
-      ' fake',
-      ' model.',
+      'Hello ',
+      'from ',
+      'fake model.',
     ]);
     await stop(sessionId);
   });

@@ -118,8 +118,11 @@ describe('an event stream through 50 connection cuts', () => {
       expect(delivered, context).toEqual(range(1, last));
       expect(last, context).toBeGreaterThan(liveEnd);
       expect(cutAt, context).toHaveLength(50);
-      expect(cutAt.filter((s) => s < replayEnd).length, context).toBeGreaterThanOrEqual(20);
-      expect(cutAt.filter((s) => s > replayEnd).length, context).toBeGreaterThanOrEqual(20);
+      // Half the cuts are planned in each phase; a planned cut waits for an
+      // open connection and, in batch mode, for the next batch, so on a busy
+      // host some drift from the replay into the live tail.
+      expect(cutAt.filter((s) => s < replayEnd).length, context).toBeGreaterThanOrEqual(10);
+      expect(cutAt.filter((s) => s > replayEnd).length, context).toBeGreaterThanOrEqual(10);
       expect(proxy.accepted, context).toBeGreaterThan(50);
       expect(stream.processedSeq).toBe(last);
       // What the loop processed is what the daemon holds as acknowledged.

@@ -504,6 +504,10 @@ describe('certificate binding and client identities (J12, J13)', () => {
       status.PERMISSION_DENIED,
     );
     expect(details[0]).toMatch(/certificate may not present tokens of issuer/);
+    // The token was verified: its issuer and subject are known, and audited.
+    const records = w.daemon.audit.all().filter((r) => r.reason === 'identity_not_allowed');
+    expect(records.length).toBeGreaterThan(0);
+    for (const r of records) expect(r).toMatchObject({ iss: 'other', sub: 'tester' });
   });
 
   it('J13 the same issuer over its own certificate works, for its own project only', async () => {

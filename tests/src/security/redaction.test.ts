@@ -126,6 +126,8 @@ async function replay(provider: string): Promise<SessionEvent[]> {
   return events;
 }
 
+const seqs = (events: SessionEvent[]) => events.map((e) => Number(e.seq));
+
 function expectContiguous(events: SessionEvent[]): void {
   expect(events.length).toBeGreaterThan(0);
   expect(events.map((e) => Number(e.seq))).toEqual(events.map((_, i) => i + 1));
@@ -291,6 +293,36 @@ describe('redaction before the ring, the log and the audit file', () => {
     );
     expect(JSON.stringify(audit)).not.toContain(KEY.slice(13, 30));
     expect(bridge.daemon.output()).not.toContain(KEY.slice(13, 30));
+  });
+
+  it('S6 secrets an agent streams in pieces (AGENT_MESSAGE_DELTA): no piece shows any of them, live or on replay', async () => {
+    // The mock streams its reply, which quotes the input, a word at a time:
+    // a key with spaces in it, and a value after "api_key= ", come in pieces.
+    const value = chars(24, 'Kv');
+    const pem = `-----BEGIN PRIVATE KEY----- ${BODY.slice(0, 30)} ${BODY.slice(30)} -----END PRIVATE KEY-----`;
+    const input = `keep ${pem} and api_key= ${value} safe`;
+    const { sessionId } = await bridge.sessions().start('mock');
+    const turnDone = (e: SessionEvent) => e.type === EventType.EVENT_TYPE_TURN_COMPLETED;
+    const live = collect(bridge.stream({ sessionId, afterSeq: 0n }), turnDone);
+    await bridge.call((c) => c.sendInput, { sessionId, text: input, idempotencyKey: '' });
+    const liveEvents = (await live).events;
+    const replayed = (await collect(bridge.stream({ sessionId, afterSeq: 0n }), turnDone)).events;
+    const windows = (secret: string) =>
+      Array.from({ length: secret.length - 5 }, (_, i) => secret.slice(i, i + 6));
+    for (const events of [liveEvents, replayed]) {
+      const deltas = events.filter((e) => e.type === EventType.EVENT_TYPE_AGENT_MESSAGE_DELTA);
+      expect(deltas.length).toBeGreaterThan(5);
+      const joined = deltas.map((e) => e.text).join('');
+      const all = everywhere(events);
+      for (const w of [...windows(BODY), ...windows(value)]) {
+        expect(joined).not.toContain(w);
+        expect(all).not.toContain(w);
+      }
+      // The reply is still there around them.
+      expect(joined).toMatch(/^mock\[1\]: received "keep .*\[REDACTED\].* safe"/);
+    }
+    expect(seqs(replayed)).toEqual(seqs(liveEvents));
+    await bridge.call((c) => c.stopSession, { sessionId, force: true });
   });
 
   it('S5 a 1 MB line of "a" and adversarial near-miss lines come through a live session intact', async () => {

@@ -12,7 +12,7 @@ import {
 import { daysOption } from '../private/duration.js';
 import { checkOutputs, PUBLIC_MODE, SECRET_MODE, writeOutputs } from '../private/files.js';
 import { oneOf, optionalString, requiredString } from '../private/option-values.js';
-import { readPassphrase } from '../private/passphrase.js';
+import { MIN_NEW_PASSPHRASE_LENGTH, readPassphrase } from '../private/passphrase.js';
 import { FORCE_OPTION, KEY_TYPE_OPTION, PASSPHRASE_OPTION } from '../private/shared-options.js';
 
 export const initCommand: Command = {
@@ -41,7 +41,10 @@ export const initCommand: Command = {
     ...PASSPHRASE_OPTION,
     ...FORCE_OPTION,
   },
-  notes: ['On a terminal the passphrase is asked for twice.'],
+  notes: [
+    `The passphrase needs at least ${MIN_NEW_PASSPHRASE_LENGTH} characters: whoever copies the encrypted`,
+    'key can guess a short one offline. On a terminal it is asked for twice.',
+  ],
   async run(ctx) {
     const { values } = ctx;
     const name = requiredString(values, 'name');
@@ -54,7 +57,7 @@ export const initCommand: Command = {
     const dbPath = join(dir, 'ca.db.json');
     await checkOutputs([certPath, keyPath, dbPath], force);
     const passphrase = await readPassphrase(ctx.io, optionalString(values, 'passphrase-file'), {
-      confirm: true,
+      newKey: true,
     });
     const ca = await createCA({ name, keyType, days, now: ctx.io.now() });
     const facts = certificateFacts(ca.certPem);

@@ -3,15 +3,16 @@ import type { Command } from '@agent-bridge/cli';
 import { CliError } from '@agent-bridge/cli';
 import {
   certificateThumbprint,
+  EKU,
   ed25519PublicParts,
   PkiError,
-  singleCertificatePem,
   splitPem,
 } from '@agent-bridge/pki';
 import { importPKCS8, SignJWT } from 'jose';
 import { EXIT } from '../exit-codes.js';
 import { parseDuration } from '../private/duration.js';
 import { readInput } from '../private/files.js';
+import { readLeafCertificate } from '../private/leaf-certificate.js';
 import { optionalString, requiredString } from '../private/option-values.js';
 
 /**
@@ -47,7 +48,8 @@ export const jwtMintCommand: Command = {
     'bind-cert': {
       type: 'string',
       value: 'FILE',
-      description: 'bind the token to this client certificate (cnf.x5t#S256, RFC 8705)',
+      description:
+        'bind the token to this client certificate (cnf.x5t#S256, RFC 8705; not a CA or server certificate)',
     },
   },
   notes: [
@@ -79,10 +81,21 @@ export const jwtMintCommand: Command = {
     const claims: Record<string, unknown> = { project_id: project };
     const bindFile = optionalString(values, 'bind-cert');
     if (bindFile !== undefined) {
-      const certPath = ctx.path(bindFile);
-      const pem = singleCertificatePem(await readInput(certPath, 'certificate'), certPath);
-      const der = splitPem(pem)[0]?.der;
-      if (!der) throw new PkiError('invalid-input', `${certPath} holds no certificate`);
+      const cert = await readLeafCertificate(
+        'bind-cert',
+        ctx.path(bindFile),
+        'bind the token to the client certificate the caller connects with (the daemon refuses a CA certificate as a client)',
+      );
+      // The daemon refuses a client certificate without clientAuth, so a token
+      // bound to a server certificate could never be used.
+      if (!cert.facts.extendedKeyUsages.includes(EKU.clientAuth)) {
+        throw new CliError(
+          EXIT.badInput,
+          `--bind-cert ${cert.path} (${cert.facts.subject}) is not a client certificate (no clientAuth extended key usage): bind the token to the client certificate the caller connects with`,
+        );
+      }
+      const der = splitPem(cert.pem)[0]?.der;
+      if (!der) throw new PkiError('invalid-input', `${cert.path} holds no certificate`);
       claims.cnf = { 'x5t#S256': certificateThumbprint(der) };
     }
     const now = ctx.io.now();

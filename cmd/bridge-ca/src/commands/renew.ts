@@ -15,10 +15,10 @@ import {
   checkOutputs,
   type OutputFile,
   PUBLIC_MODE,
-  readInput,
   SECRET_MODE,
   writeOutputs,
 } from '../private/files.js';
+import { type InputCertificate, readLeafCertificate } from '../private/leaf-certificate.js';
 import { openCaFromOptions } from '../private/open-ca.js';
 import { flag, oneOf, optionalString, requiredString } from '../private/option-values.js';
 import {
@@ -27,6 +27,22 @@ import {
   KEY_TYPE_OPTION,
   PASSPHRASE_OPTION,
 } from '../private/shared-options.js';
+
+/** Only what `issue` makes can be renewed; checked before the passphrase is asked for. */
+async function readRenewable(path: string): Promise<InputCertificate> {
+  const cert = await readLeafCertificate(
+    'cert',
+    path,
+    "renew re-issues server and client certificates; for a cross certificate run 'bridge-ca cross-sign' again, for a CA 'bridge-ca init'",
+  );
+  if (cert.facts.kind !== 'server' && cert.facts.kind !== 'client') {
+    throw new CliError(
+      EXIT.badInput,
+      `--cert ${path} (${cert.facts.subject}) is neither a server nor a client certificate (no serverAuth or clientAuth extended key usage): renew re-issues what 'bridge-ca issue' made`,
+    );
+  }
+  return cert;
+}
 
 export const renewCommand: Command = {
   name: 'renew',
@@ -37,7 +53,7 @@ export const renewCommand: Command = {
     cert: {
       type: 'string',
       value: 'FILE',
-      description: 'the certificate to renew',
+      description: 'the server or client certificate to renew (not a CA)',
       required: true,
     },
     ...CA_OPTIONS,
@@ -76,8 +92,7 @@ export const renewCommand: Command = {
     const windowText = optionalString(values, 'if-expiring-within');
     const windowMs =
       windowText === undefined ? undefined : parseDuration(windowText, '--if-expiring-within');
-    const certPem = await readInput(certPath, 'certificate');
-    const old = certificateFacts(certPem, `certificate ${certPath}`);
+    const { pem: certPem, facts: old } = await readRenewable(certPath);
     const now = ctx.io.now();
     if (windowMs !== undefined && old.notAfter.getTime() - now.getTime() > windowMs) {
       return {

@@ -10,10 +10,13 @@ import {
 } from '@agent-bridge/pki';
 import { EXIT } from '../exit-codes.js';
 import { updateCaDatabase } from '../private/ca-records.js';
-import { readInput } from '../private/files.js';
-import { openCaFromOptions } from '../private/open-ca.js';
-import { flag, optionalString } from '../private/option-values.js';
+import { caNotLeafError, readCertificateFile } from '../private/leaf-certificate.js';
+import { openCaFromOptions, readCaCertificate } from '../private/open-ca.js';
+import { flag, optionalString, requiredString } from '../private/option-values.js';
 import { CA_OPTIONS, PASSPHRASE_OPTION } from '../private/shared-options.js';
+
+const ROOT_FIX =
+  'revoke takes a leaf or a cross certificate this CA issued; a CA cannot revoke itself, and a root is retired by taking it out of the trust bundles';
 
 export const revokeCommand: Command = {
   name: 'revoke',
@@ -21,7 +24,11 @@ export const revokeCommand: Command = {
   usage: 'bridge-ca revoke --ca FILE --ca-key FILE (--cert FILE | --serial HEX) [--reason REASON]',
   options: {
     ...CA_OPTIONS,
-    cert: { type: 'string', value: 'FILE', description: 'the certificate to revoke' },
+    cert: {
+      type: 'string',
+      value: 'FILE',
+      description: 'the certificate to revoke: a leaf, or a cross certificate this CA issued',
+    },
     serial: { type: 'string', value: 'HEX', description: 'or its serial number in hex' },
     reason: {
       type: 'string',
@@ -36,6 +43,8 @@ export const revokeCommand: Command = {
   },
   notes: [
     'The CA key is required so that only its holder can revoke. Revoking twice is not an error.',
+    'It takes a leaf or a cross certificate this CA issued, never a root: a CA cannot revoke',
+    'itself; a root is retired by taking it out of the trust bundles.',
   ],
   async run(ctx) {
     const { values } = ctx;
@@ -49,12 +58,19 @@ export const revokeCommand: Command = {
     if ((certFile === undefined) === (serialText === undefined)) {
       throw new CliError(EXIT.usage, 'give exactly one of --cert or --serial');
     }
+    const ca = await readCaCertificate(ctx, ctx.path(requiredString(values, 'ca')));
     let serial: string;
     let certPem: string | undefined;
     if (certFile !== undefined) {
-      const path = ctx.path(certFile);
-      certPem = await readInput(path, 'certificate');
-      serial = certificateFacts(certPem, `certificate ${path}`).serialHex;
+      const cert = await readCertificateFile(ctx.path(certFile));
+      // A cross certificate is a CA certificate too, and revoking it is how trust given to
+      // another project is withdrawn early; a root (self-issued) is refused.
+      if (cert.facts.isCa && cert.facts.selfIssued) throw caNotLeafError('cert', cert, ROOT_FIX);
+      if (!isIssuedBy(cert.pem, ca.pem)) {
+        throw new CliError(EXIT.caRefused, `${certFile} was not issued by CA ${ca.facts.subject}`);
+      }
+      certPem = cert.pem;
+      serial = cert.facts.serialHex;
     } else {
       serial = normalizeSerial(serialText ?? '');
       if (!/^[0-9a-f]+$/.test(serial)) {
@@ -63,14 +79,14 @@ export const revokeCommand: Command = {
           `--serial: "${serialText}" is not a hexadecimal serial number`,
         );
       }
+      if (serial === normalizeSerial(ca.facts.serialHex)) {
+        throw new CliError(
+          EXIT.badInput,
+          `--serial ${serial} is the serial of CA ${ca.facts.subject} itself: ${ROOT_FIX}`,
+        );
+      }
     }
     const opened = await openCaFromOptions(ctx);
-    if (certPem !== undefined && !isIssuedBy(certPem, opened.ca.certPem)) {
-      throw new CliError(
-        EXIT.caRefused,
-        `${certFile} was not issued by CA ${opened.facts.subject}`,
-      );
-    }
     const now = ctx.io.now();
     let already: string | undefined;
     await updateCaDatabase(opened, (db) => {

@@ -1,4 +1,4 @@
-import { CliError, type Command } from '@agent-bridge/cli';
+import { CliError, type Command, isOutputClosed } from '@agent-bridge/cli';
 import { withClient } from '../connection.js';
 import type { CtlIo } from '../ctl-io.js';
 import { EXIT } from '../exit-codes.js';
@@ -59,6 +59,8 @@ export const eventsCommand: Command<CtlIo> = {
         promptPermissions: until === undefined && !ctx.json && ctx.values['no-prompt'] !== true,
       });
     });
-    return ctx.io.signal?.aborted ? { exitCode: EXIT.interrupted } : {};
+    // Ctrl-C is an interruption; a reader that closed the output (`| head`) had what it wanted.
+    const { signal } = ctx.io;
+    return signal?.aborted && !isOutputClosed(signal.reason) ? { exitCode: EXIT.interrupted } : {};
   },
 };

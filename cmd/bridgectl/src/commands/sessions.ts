@@ -1,5 +1,5 @@
 import type { SessionInfo, SessionStatus } from '@agent-bridge/bridgeclient';
-import { CliError, type Command } from '@agent-bridge/cli';
+import type { Command } from '@agent-bridge/cli';
 import { withClient } from '../connection.js';
 import type { CtlIo } from '../ctl-io.js';
 import { EXIT } from '../exit-codes.js';
@@ -73,20 +73,13 @@ export const sessionsListCommand: Command<CtlIo> = {
       type: 'string',
       value: 'STATUS',
       multiple: true,
-      description: `only sessions in this status (${STATUSES.join(', ')})`,
+      description: `only sessions in this status (${STATUSES.join(', ')}; any case)`,
       choices: STATUSES,
     },
   },
   async run(ctx) {
+    // The command layer matched each --status to STATUSES, in any case.
     const statuses = (ctx.values.status as SessionStatus[] | undefined) ?? [];
-    for (const s of statuses) {
-      if (!STATUSES.includes(s)) {
-        throw new CliError(
-          EXIT.usage,
-          `sessions list: unknown status "${s}" (${STATUSES.join(', ')})`,
-        );
-      }
-    }
     const sessions = await withClient(ctx, async (client) => {
       const all: SessionInfo[] = [];
       for await (const s of client.sessions({ statuses })) all.push(s);

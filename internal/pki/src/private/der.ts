@@ -1,6 +1,7 @@
 // A minimal DER encoder and reader: just enough for the structures this
 // package writes or inspects by hand (encrypted PKCS#8 parameters, CRL
-// numbers). Certificates and CRLs themselves go through @peculiar/x509.
+// numbers, the CRL entries @peculiar/x509 encodes wrongly). Certificates and
+// CRLs themselves go through @peculiar/x509.
 
 export interface DerNode {
   tag: number;
@@ -24,6 +25,8 @@ function tlv(tag: number, content: Buffer): Buffer {
 export const der = {
   sequence: (...items: Buffer[]): Buffer => tlv(0x30, Buffer.concat(items)),
   octetString: (bytes: Buffer): Buffer => tlv(0x04, bytes),
+  /** A BIT STRING of whole bytes (no unused bits), as signatures are. */
+  bitString: (bytes: Buffer): Buffer => tlv(0x03, Buffer.concat([Buffer.from([0]), bytes])),
   nullValue: (): Buffer => Buffer.from([0x05, 0x00]),
   integer(value: number | bigint): Buffer {
     let hex = BigInt(value).toString(16);
@@ -51,6 +54,11 @@ export const der = {
     return tlv(0x06, Buffer.from(out));
   },
 };
+
+/** A parsed element encoded again, as it was when it came in as DER. */
+export function encodeDer(node: DerNode): Buffer {
+  return tlv(node.tag, node.content);
+}
 
 /** Parses one DER element (and, for constructed types, its children). */
 export function readDer(input: Buffer): DerNode {

@@ -7,6 +7,8 @@ export interface SigningKey {
   key: webcrypto.CryptoKey;
   /** The signature algorithm for certificates and CRLs this key signs. */
   algorithm: webcrypto.EcdsaParams | webcrypto.Algorithm;
+  /** That algorithm's hash as node:crypto names it, for what we sign ourselves. */
+  digest: string;
   publicKey: KeyObject;
 }
 
@@ -35,12 +37,12 @@ export async function toSigningKey(privatePem: string): Promise<SigningKey> {
       false,
       ['sign'],
     );
-    return { key, algorithm: { name: 'ECDSA', hash }, publicKey };
+    return { key, algorithm: { name: 'ECDSA', hash }, digest: hash.replace('-', ''), publicKey };
   }
   if (keyObject.asymmetricKeyType === 'rsa') {
     const algorithm = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
     const key = await webcrypto.subtle.importKey('pkcs8', der, algorithm, false, ['sign']);
-    return { key, algorithm, publicKey };
+    return { key, algorithm, digest: 'SHA256', publicKey };
   }
   throw new PkiError(
     'unsupported-key',

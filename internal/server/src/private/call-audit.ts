@@ -28,7 +28,11 @@ export function callRecorder(audit: Audit, logger: Logger) {
       ...result,
       ...(sessionId ? { sessionId } : {}),
       ...(projectId ? { projectId } : {}),
-      identity: caller?.identity ?? peer.audit,
+      identity: caller?.identity ?? {
+        ...peer.audit,
+        // A token verified but refused for this certificate still says who it was.
+        ...(err instanceof AuthError && err.claims ? err.claims : {}),
+      },
     });
     logger.debug({ method, sessionId, projectId, ...result }, 'call');
   };

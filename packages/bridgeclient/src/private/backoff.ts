@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BridgeError } from '../errors.js';
+import { BridgeError, TlsRefusalError } from '../errors.js';
 import type { RetryOptions } from '../options.js';
 
 export interface Backoff {
@@ -37,10 +37,10 @@ export function backoffDelay(b: Backoff, attempt: number, random = Math.random):
  * Whether a failure is transient: the daemon unreachable or shutting down
  * (UNAVAILABLE), or a limit it marked as worth retrying after a pause
  * (RESOURCE_EXHAUSTED with a retry pushback). Anything else fails the same
- * way again.
+ * way again; so does a TLS refusal, though grpc-js calls it UNAVAILABLE.
  */
 export function isTransient(err: unknown): err is BridgeError {
-  if (!(err instanceof BridgeError)) return false;
+  if (!(err instanceof BridgeError) || err instanceof TlsRefusalError) return false;
   return (
     err.code === 'UNAVAILABLE' ||
     (err.code === 'RESOURCE_EXHAUSTED' && err.retryAfterMs !== undefined)

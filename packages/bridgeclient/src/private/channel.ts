@@ -4,6 +4,7 @@ import { BridgeServiceClient } from '@agent-bridge/proto';
 import { type ChannelOptions, credentials, Metadata } from '@grpc/grpc-js';
 import { type BridgeClientOptions, parseDuration } from '../options.js';
 import { DaemonChannel } from './daemon-channel.js';
+import { DaemonCredentials } from './daemon-credentials.js';
 import { readPem } from './pem.js';
 import { TokenHook } from './token-hook.js';
 import { TokenSource, type Tokens } from './token-source.js';
@@ -78,15 +79,10 @@ export function openChannel(o: BridgeClientOptions): {
     // A channel replaced for a stuck connection must not inherit that
     // connection from grpc-js's process-wide pool.
     'grpc.use_local_subchannel_pool': 1,
-    ...(o.mtls.serverName
-      ? {
-          'grpc.ssl_target_name_override': o.mtls.serverName,
-          'grpc.default_authority': o.mtls.serverName,
-        }
-      : {}),
+    ...(o.mtls.serverName ? { 'grpc.default_authority': o.mtls.serverName } : {}),
   };
   const combined = credentials.combineChannelCredentials(
-    credentials.createFromSecureContext(tls),
+    new DaemonCredentials(tls, o.mtls.serverName || hostOf(o.target)),
     bearer,
   );
   return {
@@ -97,6 +93,10 @@ export function openChannel(o: BridgeClientOptions): {
     tokens,
   };
 }
+
+/** The host of "host:port" or "[v6 address]:port". */
+const hostOf = (target: string): string =>
+  target.slice(0, target.lastIndexOf(':')).replace(/^\[(.*)\]$/, '$1');
 
 /** The client's tokens: signed here with its key, or from the caller's function. */
 function tokensOf(jwt: BridgeClientOptions['jwt'], leaf: X509Certificate): Tokens {

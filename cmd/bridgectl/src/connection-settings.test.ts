@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliError } from '@agent-bridge/cli';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveSettings } from './connection.js';
+import { resolveSettings } from './connection-settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bridgectl-settings-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,12 +34,13 @@ const io = (env: Record<string, string> = {}) => ({
 describe('connection settings', () => {
   it('take the default profile "dev", its relative paths resolved against the file', async () => {
     const s = await resolveSettings({}, io());
-    expect(s).toMatchObject({
+    expect(s.values).toMatchObject({
       address: 'dev-host:1',
       ca: join(dir, 'certs/ca.crt'),
       cert: '/abs/client.crt',
       key: join(dir, 'client.key'),
     });
+    expect(s.from.ca).toBe(`ca of profile "dev" in ${file}`);
   });
 
   it('prefer flags to BRIDGECTL_* variables and those to the profile; paths relative to cwd', async () => {
@@ -49,11 +50,16 @@ describe('connection settings', () => {
       BRIDGECTL_KEY: 'k.pem',
     });
     const s = await resolveSettings({ address: 'flag-host:4' }, env);
-    expect(s).toMatchObject({
+    expect(s.values).toMatchObject({
       address: 'flag-host:4',
       project: 'env-project',
       key: '/work/here/k.pem',
       issuer: 'dev',
+    });
+    expect(s.from).toMatchObject({
+      address: '--address',
+      project: '$BRIDGECTL_PROJECT',
+      key: '$BRIDGECTL_KEY',
     });
   });
 
@@ -61,7 +67,7 @@ describe('connection settings', () => {
     const failure = resolveSettings({ profile: 'other' }, io({ BRIDGECTL_PROFILE: 'dev' }));
     await expect(failure).rejects.toThrow(CliError);
     await expect(failure).rejects.toThrow(
-      /profile "other" .* lacks --ca, --cert, --key, --jwt-key, --issuer, --project/,
+      /profile "other" .* lacks ca, cert, key, jwt_key, issuer, project: add them to it, or give --ca, --cert, --key, --jwt-key, --issuer, --project as flags/,
     );
     await expect(resolveSettings({}, io({ BRIDGECTL_PROFILE: 'gone' }))).rejects.toThrow(
       /no profile "gone" in/,
