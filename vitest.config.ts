@@ -48,7 +48,13 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       { extends: true, test: { name: 'default', include: ALL, exclude: [...NEVER, ...SLOW] } },
-      { extends: true, test: { name: 'slow', include: SLOW, exclude: NEVER } },
+      // Many of these run several processes each (tsx, openssl): on a busy
+      // host one test can take minutes. The waits inside them end on their
+      // own deadlines; this is only the net under them.
+      {
+        extends: true,
+        test: { name: 'slow', include: SLOW, exclude: NEVER, testTimeout: 180_000 },
+      },
     ],
   },
 });

@@ -5,6 +5,12 @@ import { ProbeSlots } from './probe-slots.js';
 import { ProbedFact, type ProbeOutcome } from './probed-fact.js';
 import type { ProviderStatus } from './provider.js';
 import type { AuthProbe } from './provider-health.js';
+import {
+  coverageWarning,
+  describeRange,
+  type TestedVersions,
+  versionCoverage,
+} from './tested-versions.js';
 import { retryCap, type VersionAnswer, VersionProbes } from './version-probes.js';
 
 /** What the health monitors of the providers built together share. */
@@ -30,6 +36,8 @@ export interface HealthMonitorOptions {
   versionRequired: boolean;
   /** The version in `--version` output; undefined when it holds none. */
   parseVersion(output: string): string | undefined;
+  /** The versions the contract tests cover; a version outside them is a warning, never a refusal. */
+  testedVersions?: TestedVersions;
   /** A free (no model call) authentication check; a process it runs must end at `deadline`. */
   probeAuth?(
     binaryPath: string,
@@ -142,12 +150,16 @@ export class HealthMonitor {
 
   private snapshot(): ProviderStatus {
     const b = this.binary;
+    const tested = this.opts.testedVersions;
     const base = {
       binaryPath: '',
       version: '',
       authState: 'unknown' as const,
       authDetail: '',
       checkedAt: b?.at ?? new Date(),
+      versionCoverage: 'unknown' as const,
+      testedVersions: tested ? describeRange(tested) : '',
+      warning: '',
     };
     if (!b) {
       return {
@@ -187,8 +199,11 @@ export class HealthMonitor {
       confirmed.push(b.at);
       const answer = v.answer.value;
       const parsed = answer.ok ? this.opts.parseVersion(answer.output) : undefined;
-      if (parsed !== undefined) st.version = parsed;
-      else if (this.opts.versionRequired) {
+      if (parsed !== undefined) {
+        st.version = parsed;
+        st.versionCoverage = versionCoverage(parsed, tested);
+        st.warning = coverageWarning(parsed, st.versionCoverage, tested);
+      } else if (this.opts.versionRequired) {
         const why = answer.ok
           ? `printed no version: ${(answer.output.split('\n')[0] ?? '').trim().slice(0, 200) || 'no output'}`
           : answer.why;

@@ -48,3 +48,4 @@ export {
   SupervisedProcess,
 } from './supervised-process.js';
 export type { SupervisionLog } from './supervision-log.js';
+export type { VersionCoverage } from './tested-versions.js';

@@ -40,6 +40,9 @@ export class MockProvider extends ClaudeProvider {
       probeState: 'current',
       confirmedAt: now,
       probeDetail: '',
+      versionCoverage: 'unknown',
+      testedVersions: '',
+      warning: '',
     };
   }
 }

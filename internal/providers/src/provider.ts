@@ -1,6 +1,7 @@
 import type { AgentEvent } from './events.js';
 import type { AskPermission } from './permission.js';
 import type { ExitInfo } from './supervised-process.js';
+import type { VersionCoverage } from './tested-versions.js';
 
 /** What an adapter can do; reported by ListProviders. */
 export interface ProviderCapabilities {
@@ -42,6 +43,12 @@ export interface ProviderStatus {
   confirmedAt?: Date;
   /** What a probe is doing or missed, in words; empty when every answer is current. */
   probeDetail: string;
+  /** Where `version` stands against the versions the contract tests cover. */
+  versionCoverage: VersionCoverage;
+  /** Those versions in words ("2.1.197 to 2.1.332"); empty when the adapter has no range. */
+  testedVersions: string;
+  /** Something the operator should know that refuses nothing (a version outside the tested range); empty when none. */
+  warning: string;
 }
 
 /** What the core hands a provider to start one session. */

@@ -30,6 +30,7 @@ import {
   type Spawner,
   type SupervisedProcess,
 } from './supervised-process.js';
+import type { TestedVersions } from './tested-versions.js';
 import { TurnEngine, type TurnProtocol } from './turn-engine.js';
 
 export interface StructuredProviderOptions extends AgentSettings {
@@ -130,6 +131,11 @@ export abstract class StructuredProvider implements Provider {
     };
   }
 
+  /** The versions of this CLI the contract tests cover; none for an agent they do not run. */
+  protected get testedVersions(): TestedVersions | undefined {
+    return undefined;
+  }
+
   /** Whether start-ups in a shared home must wait for each other (not for agents that keep no state). */
   protected get keepsStateInHome(): boolean {
     return true;
@@ -146,6 +152,7 @@ export abstract class StructuredProvider implements Provider {
       env: this.baseEnv(),
       versionRequired: true,
       parseVersion: (output) => this.parseVersion(output),
+      ...(this.testedVersions ? { testedVersions: this.testedVersions } : {}),
       probeAuth: (binaryPath, env, deadline) => this.probeAuth(binaryPath, env, deadline),
       probeTimeoutMs: this.opts.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
       healthTtlMs: this.opts.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS,

@@ -39,6 +39,7 @@ import {
   toProtoPermissionPolicy,
   toProtoSession,
   toProtoStatus,
+  toProtoVersionCoverage,
 } from './convert.js';
 import {
   type BytesStreamingServer,
@@ -314,6 +315,7 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
             available: st.available,
             error: providerHealthError(st),
             ...toProtoFreshness(st),
+            warning: st.warning,
           };
         }),
       );
@@ -350,6 +352,7 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
               checkedAt: st.checkedAt,
               permissionPolicy: toProtoPermissionPolicy(manager.permissionPolicy(p.id)),
               ...toProtoFreshness(st),
+              ...toProtoVersionCoverage(st),
             };
           }),
         ),

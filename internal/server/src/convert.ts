@@ -11,6 +11,7 @@ import {
   type PermissionPolicy as ProtoPermissionPolicy,
   ProbeState as ProtoProbeState,
   SessionStatus as ProtoStatus,
+  VersionCoverage as ProtoVersionCoverage,
   ProviderAuthState,
   type SessionEvent,
 } from '@agent-bridge/proto';
@@ -20,6 +21,7 @@ import type {
   PermissionDecision as CorePermissionDecision,
   ProbeState,
   ProviderStatus,
+  VersionCoverage,
 } from '@agent-bridge/providers';
 
 const EVENT_TYPES: Record<CoreEventType, EventType> = {
@@ -154,6 +156,26 @@ export function toProtoFreshness(st: ProviderStatus): {
     probeState: PROBE_STATES[st.probeState],
     confirmedAt: st.confirmedAt,
     probeDetail: st.probeDetail,
+  };
+}
+
+const COVERAGE: Record<VersionCoverage, ProtoVersionCoverage> = {
+  unknown: ProtoVersionCoverage.VERSION_COVERAGE_UNKNOWN,
+  tested: ProtoVersionCoverage.VERSION_COVERAGE_TESTED,
+  newer: ProtoVersionCoverage.VERSION_COVERAGE_NEWER,
+  older: ProtoVersionCoverage.VERSION_COVERAGE_OLDER,
+};
+
+/** A provider's version against the tested range, as ListProviders reports it. */
+export function toProtoVersionCoverage(st: ProviderStatus): {
+  versionCoverage: ProtoVersionCoverage;
+  testedVersions: string;
+  warning: string;
+} {
+  return {
+    versionCoverage: COVERAGE[st.versionCoverage],
+    testedVersions: st.testedVersions,
+    warning: st.warning,
   };
 }
 

@@ -66,4 +66,5 @@ export {
   type SessionPage,
   type SessionStatus,
   type StartedSession,
+  type VersionCoverage,
 } from './types.js';

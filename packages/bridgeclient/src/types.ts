@@ -96,14 +96,22 @@ export type Health = Omit<Proto.HealthResponse, 'providers'> & {
 /** What the provider's free authentication probe said. */
 export type ProviderAuthState = Names<typeof Proto.ProviderAuthState, 'PROVIDER_AUTH_STATE_'>;
 
+/**
+ * Where a provider's version stands against the versions of its CLI the
+ * contract tests cover: "TESTED", "NEWER", "OLDER" (served all the same,
+ * with a `warning`), or "UNKNOWN" (no version yet, or no tested range).
+ */
+export type VersionCoverage = Names<typeof Proto.VersionCoverage, 'VERSION_COVERAGE_'>;
+
 /** A configured provider (the contract's ProviderInfo, with plain types). */
 export type ProviderInfo = Omit<
   Proto.ProviderInfo,
-  'capabilities' | 'authState' | 'permissionPolicy' | 'probeState'
+  'capabilities' | 'authState' | 'permissionPolicy' | 'probeState' | 'versionCoverage'
 > & {
   capabilities: Proto.ProviderCapabilities;
   authState: ProviderAuthState;
   probeState: ProbeState;
+  versionCoverage: VersionCoverage;
   /** How its sessions' permission requests are decided; mode "ask" waits for respondPermission. */
   permissionPolicy: {
     mode: 'deny' | 'allow' | 'ask';

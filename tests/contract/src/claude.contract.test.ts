@@ -20,7 +20,7 @@ import {
 import { FakeAnthropicApi } from './fake-apis/index.js';
 import { gateContract, gateProviders } from './permission-contract.js';
 
-// The real Claude Code 2.1.197 (`claude -p` stream-json) through the daemon,
+// The real Claude Code 2.1.332 (`claude -p` stream-json) through the daemon,
 // pointed at a loopback Anthropic Messages fake with ANTHROPIC_BASE_URL.
 
 const api = new FakeAnthropicApi();
@@ -58,11 +58,11 @@ afterAll(async () => {
   home.cleanup();
 });
 
-describe('claude 2.1.197 through the daemon', () => {
+describe('claude 2.1.332 through the daemon', () => {
   it('ListProviders reports the real version and the auth status', async () => {
     expect(await bridge.probed('claude')).toMatchObject({
       available: true,
-      version: '2.1.197',
+      version: '2.1.332',
       authState: ProviderAuthState.PROVIDER_AUTH_STATE_AUTHENTICATED,
     });
   });
@@ -84,7 +84,7 @@ describe('claude 2.1.197 through the daemon', () => {
     expect(ofType(first, T.EVENT_TYPE_TURN_COMPLETED)[0]?.data).toMatchObject({
       status: 'completed',
       is_error: false,
-      claude_code_version: '2.1.197',
+      claude_code_version: '2.1.332',
       usage: { input_tokens: 12, output_tokens: 7 },
       total_cost_usd: expect.any(Number),
     });

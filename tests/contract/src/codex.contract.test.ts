@@ -21,7 +21,7 @@ import {
 import { FakeOpenAiResponsesApi } from './fake-apis/index.js';
 import { gateContract, gateProviders } from './permission-contract.js';
 
-// The real codex 0.169.0 (`codex app-server`) through the daemon, pointed at
+// The real codex 0.171.0 (`codex app-server`) through the daemon, pointed at
 // a loopback OpenAI Responses fake by a custom model provider in its
 // config.toml, as an operator would.
 
@@ -81,11 +81,11 @@ afterAll(async () => {
   home.cleanup();
 });
 
-describe('codex 0.169.0 through the daemon', () => {
+describe('codex 0.171.0 through the daemon', () => {
   it('ListProviders reports the real version and the login state', async () => {
     expect(await bridge.probed('codex')).toMatchObject({
       available: true,
-      version: '0.169.0',
+      version: '0.171.0',
       authState: ProviderAuthState.PROVIDER_AUTH_STATE_UNAUTHENTICATED,
     });
   });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type BridgeServiceClient,
@@ -8,6 +8,7 @@ import {
   ProviderAuthState,
   type SessionEvent,
   SessionStatus,
+  VersionCoverage,
 } from '@agent-bridge/proto';
 import { MOCK_AGENT_PATH } from '@agent-bridge/providers';
 import type { Metadata } from '@grpc/grpc-js';
@@ -46,6 +47,20 @@ const claude = (extra: Record<string, unknown> = {}, env: Record<string, string>
 });
 
 // The fake records each argv it was started with in logs under the scratch directory.
+/**
+ * A claude binary of its own that reports `version` (the daemon keeps one
+ * version per binary file): a script running the fake with it.
+ */
+function claudeOfVersion(dir: string, version: string): string {
+  const file = join(dir, `claude-${version}`);
+  writeFileSync(
+    file,
+    `#!/bin/sh\nFAKE_CLAUDE_VERSION=${version} exec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  return file;
+}
+
 const bridge = useDaemon((logs) => ({
   config: {
     sessions: { max_per_project: 20, max_global: 20 },
@@ -67,6 +82,7 @@ const bridge = useDaemon((logs) => ({
       claude_stubborn: claude({}, { FAKE_CLAUDE_SCENARIO: 'ignore-sigterm' }),
       claude_helper: claude({}, { FAKE_CLAUDE_SCENARIO: 'grandchild' }),
       claude_opts: claude({}, { FAKE_CLAUDE_LOG: join(logs, 'opts.log') }),
+      claude_next: { ...claude(), binary: claudeOfVersion(logs, '2.1.400') },
       claude_bypass: claude(
         { default_opts: { permission_mode: 'bypassPermissions' } },
         { FAKE_CLAUDE_LOG: join(logs, 'bypass.log') },
@@ -130,6 +146,39 @@ describe('claude adapter through the daemon', () => {
       authState: ProviderAuthState.PROVIDER_AUTH_STATE_AUTHENTICATED,
       authDetail: 'credentials configured (api_key); not validated',
     });
+  });
+
+  it('ListProviders and Health place each version against the tested range; a newer one is a warning, never a refusal', async () => {
+    const providers = await listedOnceProbed(
+      () => call(client, (c) => c.listProviders, {}, md),
+      ['claude', 'claude_next'],
+    );
+    expect(providers.find((p) => p.id === 'claude')).toMatchObject({
+      version: '2.1.197',
+      versionCoverage: VersionCoverage.VERSION_COVERAGE_TESTED,
+      testedVersions: '2.1.197 to 2.1.332',
+      warning: '',
+    });
+    const warning =
+      'claude-code 2.1.400 is newer than the versions the contract tests cover (2.1.197 to 2.1.332); it is served, but the adapter has not been proven against it';
+    expect(providers.find((p) => p.id === 'claude_next')).toMatchObject({
+      available: true,
+      version: '2.1.400',
+      versionCoverage: VersionCoverage.VERSION_COVERAGE_NEWER,
+      testedVersions: '2.1.197 to 2.1.332',
+      warning,
+    });
+    const health = await call(client, (c) => c.health, {}, md);
+    expect(health.providers.find((p) => p.provider === 'claude_next')).toMatchObject({
+      available: true,
+      warning,
+    });
+    expect(health.providers.find((p) => p.provider === 'claude')?.warning).toBe('');
+    const { sessionId } = await start('claude_next');
+    await send(sessionId, 'hello');
+    const events = await eventsUntil(sessionId, completedTurns(1));
+    expect(ofType(events, T.EVENT_TYPE_AGENT_MESSAGE)[0]?.text).toBe('Hello from fake model.');
+    await stop(sessionId);
   });
 
   it('streams a text turn, then a second turn in the same process', async () => {

@@ -579,6 +579,7 @@ describe('with default limits', () => {
         probeState: 'CURRENT',
         confirmedAt: expect.any(Date),
         probeDetail: '',
+        warning: '',
       });
       expect(byId.get('ghost')?.available).toBe(false);
       expect(byId.get('ghost')?.error).not.toBe('');
@@ -588,6 +589,10 @@ describe('with default limits', () => {
         available: true,
         authState: 'NOT_REQUIRED',
         capabilities: { structuredEvents: true, multiTurn: true, interrupt: true },
+        // The mock has no tested range: nothing to place its version against.
+        versionCoverage: 'UNKNOWN',
+        testedVersions: '',
+        warning: '',
       });
       expect(providers.get('echo')).toMatchObject({
         available: true,

@@ -19,7 +19,7 @@ export const healthCommand: Command<CtlIo> = {
         'providers:',
         ...h.providers.map(
           (p) =>
-            `  ${p.provider.padEnd(width)}  ${p.available ? 'available' : `unavailable: ${p.error}`}${probeFreshness(p)}`,
+            `  ${p.provider.padEnd(width)}  ${p.available ? 'available' : `unavailable: ${p.error}`}${probeFreshness(p)}${p.warning ? `\n  ${' '.repeat(width)}  warning: ${p.warning}` : ''}`,
         ),
       ],
       json: h,

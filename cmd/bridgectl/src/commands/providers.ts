@@ -18,7 +18,9 @@ export const providersCommand: Command<CtlIo> = {
           .map(([name]) => name)
           .join(',');
         const state = p.available ? 'available' : `unavailable (${p.error})`;
-        return `${p.id.padEnd(width)}  ${state}  ${p.version || '-'}  auth ${p.authState.toLowerCase()}  [${caps}]${probeFreshness(p)}`;
+        const tested = p.testedVersions ? ` (tested ${p.testedVersions})` : '';
+        const line = `${p.id.padEnd(width)}  ${state}  ${p.version || '-'}${tested}  auth ${p.authState.toLowerCase()}  [${caps}]${probeFreshness(p)}`;
+        return p.warning ? `${line}\n${' '.repeat(width)}  warning: ${p.warning}` : line;
       }),
       json: providers,
     };

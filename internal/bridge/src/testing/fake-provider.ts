@@ -178,6 +178,9 @@ export class FakeProvider implements Provider {
       probeState: 'current',
       confirmedAt: new Date(0),
       probeDetail: '',
+      versionCoverage: 'unknown',
+      testedVersions: '',
+      warning: '',
     };
   }
 }

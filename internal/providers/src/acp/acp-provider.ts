@@ -6,6 +6,7 @@ import {
   StructuredProvider,
   type StructuredProviderOptions,
 } from '../structured-provider.js';
+import { TESTED_VERSIONS, type TestedVersions } from '../tested-versions.js';
 import { AcpDriver } from './acp-driver.js';
 import { type AcpFlavour, acpFlavour } from './acp-flavour.js';
 import { probeGeminiAuth, probeOpencodeAuth } from './auth-probes.js';
@@ -83,5 +84,9 @@ export class AcpProvider extends StructuredProvider {
         // ACP has no free way to ask; an agent's auth failure shows at its first prompt.
         return { state: 'unknown', detail: '' };
     }
+  }
+
+  protected override get testedVersions(): TestedVersions | undefined {
+    return this.flavour === 'generic' ? undefined : TESTED_VERSIONS[this.flavour];
   }
 }

@@ -4,6 +4,7 @@ import {
   StructuredProvider,
   type StructuredProviderOptions,
 } from '../structured-provider.js';
+import { TESTED_VERSIONS, type TestedVersions } from '../tested-versions.js';
 import { probeAuthStatus } from './auth-status.js';
 import { CLAUDE_OPTIONS, claudeArgs } from './claude-options.js';
 import { StreamJsonDriver } from './stream-json-driver.js';
@@ -45,5 +46,9 @@ export class ClaudeProvider extends StructuredProvider {
     deadline: AbortSignal,
   ) {
     return probeAuthStatus(binaryPath, env, deadline);
+  }
+
+  protected override get testedVersions(): TestedVersions {
+    return TESTED_VERSIONS.claude;
   }
 }

@@ -5,6 +5,7 @@ import {
   StructuredProvider,
   type StructuredProviderOptions,
 } from '../structured-provider.js';
+import { TESTED_VERSIONS, type TestedVersions } from '../tested-versions.js';
 import { CodexDriver } from './codex-driver.js';
 import { CODEX_OPTIONS } from './codex-options.js';
 import { probeLoginStatus } from './login-status.js';
@@ -54,5 +55,9 @@ export class CodexProvider extends StructuredProvider {
       isolateHome: this.opts.isolateHome ?? false,
       deadline,
     });
+  }
+
+  protected override get testedVersions(): TestedVersions {
+    return TESTED_VERSIONS.codex;
   }
 }

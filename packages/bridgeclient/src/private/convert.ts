@@ -10,6 +10,7 @@ import {
   probeStateToJSON,
   providerAuthStateToJSON,
   sessionStatusToJSON,
+  versionCoverageToJSON,
 } from '@agent-bridge/proto';
 import type { PermissionDecision } from '../permissions.js';
 import type {
@@ -21,6 +22,7 @@ import type {
   SessionEvent,
   SessionInfo,
   SessionStatus,
+  VersionCoverage,
 } from '../types.js';
 
 const stripPrefix = (prefix: string, name: string) =>
@@ -126,7 +128,14 @@ export function providerFromWire(p: ProtoProvider): ProviderInfo {
       providerAuthStateToJSON(p.authState),
     ) as ProviderAuthState,
     probeState: probeStateFromWire(p.probeState),
+    versionCoverage: versionCoverageFromWire(p.versionCoverage),
   };
+}
+
+/** An unknown or unset value (an older daemon) reads as UNKNOWN. */
+function versionCoverageFromWire(c: ProtoProvider['versionCoverage']): VersionCoverage {
+  const name = stripPrefix('VERSION_COVERAGE_', versionCoverageToJSON(c));
+  return name === 'TESTED' || name === 'NEWER' || name === 'OLDER' ? name : 'UNKNOWN';
 }
 
 /** An unknown or unset state (an older daemon) reads as CURRENT: it said nothing of staleness. */

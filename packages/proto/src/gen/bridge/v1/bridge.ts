@@ -501,6 +501,66 @@ export function probeStateToJSON(object: ProbeState): string {
   }
 }
 
+/**
+ * VersionCoverage places a provider's version against the versions of its
+ * CLI the contract tests have passed with. A version outside them is
+ * served (a warning, never a refusal).
+ */
+export enum VersionCoverage {
+  VERSION_COVERAGE_UNSPECIFIED = 0,
+  /** VERSION_COVERAGE_UNKNOWN - No version yet, or no tested range for this provider. */
+  VERSION_COVERAGE_UNKNOWN = 1,
+  /** VERSION_COVERAGE_TESTED - Within the tested range. */
+  VERSION_COVERAGE_TESTED = 2,
+  /** VERSION_COVERAGE_NEWER - Newer than the newest tested version. */
+  VERSION_COVERAGE_NEWER = 3,
+  /** VERSION_COVERAGE_OLDER - Older than the oldest tested version. */
+  VERSION_COVERAGE_OLDER = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function versionCoverageFromJSON(object: any): VersionCoverage {
+  switch (object) {
+    case 0:
+    case "VERSION_COVERAGE_UNSPECIFIED":
+      return VersionCoverage.VERSION_COVERAGE_UNSPECIFIED;
+    case 1:
+    case "VERSION_COVERAGE_UNKNOWN":
+      return VersionCoverage.VERSION_COVERAGE_UNKNOWN;
+    case 2:
+    case "VERSION_COVERAGE_TESTED":
+      return VersionCoverage.VERSION_COVERAGE_TESTED;
+    case 3:
+    case "VERSION_COVERAGE_NEWER":
+      return VersionCoverage.VERSION_COVERAGE_NEWER;
+    case 4:
+    case "VERSION_COVERAGE_OLDER":
+      return VersionCoverage.VERSION_COVERAGE_OLDER;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return VersionCoverage.UNRECOGNIZED;
+  }
+}
+
+export function versionCoverageToJSON(object: VersionCoverage): string {
+  switch (object) {
+    case VersionCoverage.VERSION_COVERAGE_UNSPECIFIED:
+      return "VERSION_COVERAGE_UNSPECIFIED";
+    case VersionCoverage.VERSION_COVERAGE_UNKNOWN:
+      return "VERSION_COVERAGE_UNKNOWN";
+    case VersionCoverage.VERSION_COVERAGE_TESTED:
+      return "VERSION_COVERAGE_TESTED";
+    case VersionCoverage.VERSION_COVERAGE_NEWER:
+      return "VERSION_COVERAGE_NEWER";
+    case VersionCoverage.VERSION_COVERAGE_OLDER:
+      return "VERSION_COVERAGE_OLDER";
+    case VersionCoverage.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface StartSessionRequest {
   /** Must equal the token's `project_id` claim. */
   projectId: string;
@@ -792,6 +852,11 @@ export interface ProviderHealth {
    * current.
    */
   probeDetail: string;
+  /**
+   * Something the operator should know that refuses nothing, such as a
+   * version newer than the contract tests cover; empty when there is none.
+   */
+  warning: string;
 }
 
 export interface GetRevocationListsRequest {
@@ -871,6 +936,21 @@ export interface ProviderInfo {
    * current.
    */
   probeDetail: string;
+  /**
+   * Where `version` stands against the versions of this CLI the contract
+   * tests cover (see VersionCoverage).
+   */
+  versionCoverage: VersionCoverage;
+  /**
+   * Those versions in words ("2.1.197 to 2.1.332"); empty for a provider
+   * without a tested range (the mock, a generic ACP agent).
+   */
+  testedVersions: string;
+  /**
+   * Something the operator should know that refuses nothing, such as a
+   * version outside the tested range; empty when there is none.
+   */
+  warning: string;
 }
 
 /**
@@ -3613,7 +3693,15 @@ export const HealthResponse: MessageFns<HealthResponse> = {
 };
 
 function createBaseProviderHealth(): ProviderHealth {
-  return { provider: "", available: false, error: "", probeState: 0, confirmedAt: undefined, probeDetail: "" };
+  return {
+    provider: "",
+    available: false,
+    error: "",
+    probeState: 0,
+    confirmedAt: undefined,
+    probeDetail: "",
+    warning: "",
+  };
 }
 
 export const ProviderHealth: MessageFns<ProviderHealth> = {
@@ -3635,6 +3723,9 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
     }
     if (message.probeDetail !== "") {
       writer.uint32(50).string(message.probeDetail);
+    }
+    if (message.warning !== "") {
+      writer.uint32(58).string(message.warning);
     }
     return writer;
   },
@@ -3700,6 +3791,14 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
             message.probeDetail = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.warning = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3732,6 +3831,7 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
         : isSet(object.probe_detail)
         ? globalThis.String(object.probe_detail)
         : "",
+      warning: isSet(object.warning) ? globalThis.String(object.warning) : "",
     };
   },
 
@@ -3755,6 +3855,9 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
     if (message.probeDetail !== "") {
       obj.probeDetail = message.probeDetail;
     }
+    if (message.warning !== "") {
+      obj.warning = message.warning;
+    }
     return obj;
   },
 
@@ -3769,6 +3872,7 @@ export const ProviderHealth: MessageFns<ProviderHealth> = {
     message.probeState = object.probeState ?? 0;
     message.confirmedAt = object.confirmedAt ?? undefined;
     message.probeDetail = object.probeDetail ?? "";
+    message.warning = object.warning ?? "";
     return message;
   },
 };
@@ -4204,6 +4308,9 @@ function createBaseProviderInfo(): ProviderInfo {
     probeState: 0,
     confirmedAt: undefined,
     probeDetail: "",
+    versionCoverage: 0,
+    testedVersions: "",
+    warning: "",
   };
 }
 
@@ -4247,6 +4354,15 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
     }
     if (message.probeDetail !== "") {
       writer.uint32(106).string(message.probeDetail);
+    }
+    if (message.versionCoverage !== 0) {
+      writer.uint32(112).int32(message.versionCoverage);
+    }
+    if (message.testedVersions !== "") {
+      writer.uint32(122).string(message.testedVersions);
+    }
+    if (message.warning !== "") {
+      writer.uint32(130).string(message.warning);
     }
     return writer;
   },
@@ -4368,6 +4484,30 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
             message.probeDetail = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.versionCoverage = reader.int32() as any;
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.testedVersions = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.warning = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4427,6 +4567,17 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
         : isSet(object.probe_detail)
         ? globalThis.String(object.probe_detail)
         : "",
+      versionCoverage: isSet(object.versionCoverage)
+        ? versionCoverageFromJSON(object.versionCoverage)
+        : isSet(object.version_coverage)
+        ? versionCoverageFromJSON(object.version_coverage)
+        : 0,
+      testedVersions: isSet(object.testedVersions)
+        ? globalThis.String(object.testedVersions)
+        : isSet(object.tested_versions)
+        ? globalThis.String(object.tested_versions)
+        : "",
+      warning: isSet(object.warning) ? globalThis.String(object.warning) : "",
     };
   },
 
@@ -4471,6 +4622,15 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
     if (message.probeDetail !== "") {
       obj.probeDetail = message.probeDetail;
     }
+    if (message.versionCoverage !== 0) {
+      obj.versionCoverage = versionCoverageToJSON(message.versionCoverage);
+    }
+    if (message.testedVersions !== "") {
+      obj.testedVersions = message.testedVersions;
+    }
+    if (message.warning !== "") {
+      obj.warning = message.warning;
+    }
     return obj;
   },
 
@@ -4496,6 +4656,9 @@ export const ProviderInfo: MessageFns<ProviderInfo> = {
     message.probeState = object.probeState ?? 0;
     message.confirmedAt = object.confirmedAt ?? undefined;
     message.probeDetail = object.probeDetail ?? "";
+    message.versionCoverage = object.versionCoverage ?? 0;
+    message.testedVersions = object.testedVersions ?? "";
+    message.warning = object.warning ?? "";
     return message;
   },
 };
