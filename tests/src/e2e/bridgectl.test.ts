@@ -9,12 +9,14 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   captureOutput,
+  claudeOfVersion,
   createTestPki,
   REPO_ROOT,
   startDaemon,
   startTcpProxy,
   type TestDaemon,
   type TestPki,
+  waitFor,
   within,
   writeCtlProfile,
 } from '../harness/index.js';
@@ -95,14 +97,18 @@ const kill = async (p: ChildProcess, exited: Promise<unknown>) => {
 
 beforeAll(async () => {
   pki = await createTestPki();
+  dir = mkdtempSync(join(tmpdir(), 'bridgectl-'));
   daemon = await startDaemon({
     pki,
     config: {
-      // The mock asks permission for each "/tool" line and waits for the answer.
-      providers: { mock_ask: { adapter: 'mock', permissions: 'ask', permission_timeout: '5m' } },
+      providers: {
+        // The mock asks permission for each "/tool" line and waits for the answer.
+        mock_ask: { adapter: 'mock', permissions: 'ask', permission_timeout: '5m' },
+        // A claude newer than the contract tests cover.
+        claude_next: { adapter: 'claude', binary: claudeOfVersion(dir, '2.1.400') },
+      },
     },
   });
-  dir = mkdtempSync(join(tmpdir(), 'bridgectl-'));
   profiles = writeCtlProfile(dir, daemon.port, pki);
 });
 afterAll(async () => {
@@ -121,6 +127,26 @@ describe('bridgectl', () => {
     });
     const providers = await ctl(['providers', '--json']);
     expect(JSON.parse(providers.stdout).map((p: { id: string }) => p.id)).toContain('mock');
+  });
+
+  it('providers and health show the tested range and warn of a version outside it', async () => {
+    let listed = '';
+    await waitFor('claude_next --version to be probed', async () => {
+      listed = (await ctl(['providers'])).stdout;
+      return listed.includes('2.1.400');
+    });
+    const warning =
+      'warning: claude-code 2.1.400 is newer than the versions the contract tests cover (2.1.197 to 2.1.332); it is served, but the adapter has not been proven against it';
+    const lines = listed.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('claude_next '));
+    expect(lines[at]).toMatch(
+      /^claude_next {2}available {2}2\.1\.400 \(tested 2\.1\.197 to 2\.1\.332\) {2}auth /,
+    );
+    expect(lines[at + 1]?.trim()).toBe(warning);
+    const health = await ctl(['health']);
+    expect(health.code).toBe(0);
+    expect(health.stdout).toContain(`  claude_next  available`);
+    expect(health.stdout.split('\n').map((l) => l.trim())).toContain(warning);
   });
 
   it('sessions start, send, get, list and stop while events --follow --json streams them', async () => {

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type ListProvidersResponse, ProbeState, type ProviderInfo } from '@agent-bridge/proto';
 import {
   createProbeHost,
@@ -8,7 +10,25 @@ import {
   SupervisedProcess,
 } from '@agent-bridge/providers';
 import { afterAll } from 'vitest';
+import { REPO_ROOT } from './daemon.js';
 import { waitFor } from './processes.js';
+
+/** The fake claude CLI (claude -p stream-json of Claude Code 2.1.197). */
+export const FAKE_CLAUDE = join(REPO_ROOT, 'tests/fixtures/fake-claude.mjs');
+
+/**
+ * A claude binary of its own in `dir` that reports `version` (the daemon
+ * keeps one version per binary file): a script running the fake with it.
+ */
+export function claudeOfVersion(dir: string, version: string): string {
+  const file = join(dir, `claude-${version}`);
+  writeFileSync(
+    file,
+    `#!/bin/sh\nFAKE_CLAUDE_VERSION=${version} exec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  return file;
+}
 
 /**
  * A lifetime for providers a test file builds itself (no daemon): aborted

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type BridgeServiceClient,
@@ -15,13 +15,14 @@ import type { Metadata } from '@grpc/grpc-js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
+  claudeOfVersion,
   codeOf,
   expectPermission,
+  FAKE_CLAUDE,
   groupMembers,
   isAlive,
   listedOnceProbed,
   ofType,
-  REPO_ROOT,
   requestIdOf,
   sessionClient,
   status,
@@ -36,7 +37,6 @@ import { gateCases } from './gate-cases.js';
 // tests/fixtures/fake-claude.mjs (claude -p stream-json of Claude Code 2.1.197),
 // and the built-in mock, which speaks the same protocol.
 
-const FAKE_CLAUDE = join(REPO_ROOT, 'tests/fixtures/fake-claude.mjs');
 const T = EventType;
 
 const claude = (extra: Record<string, unknown> = {}, env: Record<string, string> = {}) => ({
@@ -47,20 +47,6 @@ const claude = (extra: Record<string, unknown> = {}, env: Record<string, string>
 });
 
 // The fake records each argv it was started with in logs under the scratch directory.
-/**
- * A claude binary of its own that reports `version` (the daemon keeps one
- * version per binary file): a script running the fake with it.
- */
-function claudeOfVersion(dir: string, version: string): string {
-  const file = join(dir, `claude-${version}`);
-  writeFileSync(
-    file,
-    `#!/bin/sh\nFAKE_CLAUDE_VERSION=${version} exec '${process.execPath}' '${FAKE_CLAUDE}' "$@"\n`,
-    { mode: 0o755 },
-  );
-  return file;
-}
-
 const bridge = useDaemon((logs) => ({
   config: {
     sessions: { max_per_project: 20, max_global: 20 },
