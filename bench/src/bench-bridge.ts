@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GetSessionResponse } from '@agent-bridge/proto';
 import { type Bridge, startBridge, waitFor } from '@agent-bridge/tests/harness';
+import { built } from './built.js';
 
 const CAT = '/usr/bin/cat';
 const SH = '/bin/sh';
@@ -52,8 +53,18 @@ export async function startBenchBridge(o: {
 }): Promise<BenchBridge> {
   const scratch = mkdtempSync(join(tmpdir(), 'bridge-bench-'));
   const file = o.file ?? '/dev/null';
+  // BENCH_PROFILE=<dir>: every daemon writes a V8 CPU profile there when it
+  // stops (a flag NODE_OPTIONS may not carry, so it goes on the command line).
+  const profileDir = process.env.BENCH_PROFILE;
+  const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const main = built('cmd/bridge/src/main.ts');
   const bridge = await startBridge({
     ...(o.nodeOptions ? { env: { NODE_OPTIONS: o.nodeOptions(scratch).join(' ') } } : {}),
+    // The built daemon, as a service runs it (see built.ts).
+    command: (configPath) => ({
+      file: process.execPath,
+      args: [...flags, main, '--config', configPath],
+    }),
     project: 'bench',
     config: {
       // The daemon's defaults: no audit file (the test harness turns one on).

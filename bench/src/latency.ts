@@ -3,24 +3,28 @@ import { once } from 'node:events';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventType, SessionEvent } from '@agent-bridge/proto';
-import { REPO_ROOT, waitFor, within } from '@agent-bridge/tests/harness';
+import { waitFor, within } from '@agent-bridge/tests/harness';
 import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
 import { AGENTS, type BenchBridge, startBenchBridge } from './bench-bridge.js';
+import { built } from './built.js';
 import { startReference } from './reference-process.js';
 import { against, quantile, type Row } from './row.js';
 import type { Sizes } from './sizes.js';
 
 /**
  * Milliseconds from each line's stamp to its arrival here, over `streams`,
- * until `total` stamped events have arrived. Any stream error fails it.
+ * until `total` stamped events have arrived after the first `warmup`, which
+ * are not counted. Any stream error fails it.
  */
 function latencies(
   what: string,
   streams: ClientReadableStream<SessionEvent>[],
   total: number,
+  warmup: number,
   timeoutMs: number,
 ): { attached: Promise<void>; all: Promise<number[]>; sample: () => SessionEvent | undefined } {
   const ms: number[] = [];
+  let skipped = 0;
   let sample: SessionEvent | undefined;
   let attached = 0;
   let onAttached: () => void = () => undefined;
@@ -42,6 +46,10 @@ function latencies(
         }
         if (e.type !== EventType.EVENT_TYPE_STDOUT) return;
         sample ??= e;
+        if (skipped < warmup) {
+          skipped++;
+          return;
+        }
         ms.push(Number(now - BigInt(e.text.slice(0, e.text.indexOf(' ')))) / 1e6);
         if (ms.length === total) {
           clearTimeout(timer);
@@ -81,14 +89,23 @@ export async function latencyRows(s: Sizes): Promise<Row[]> {
     const rows: Row[] = [];
     for (const perSecond of s.latencyRates) {
       const total = perSecond * s.latencySeconds;
-      const timeoutMs = s.latencySeconds * 1000 + 60_000;
-      const { daemonMs, template } = await daemonLatencies(bridge, s, perSecond, total, timeoutMs);
+      // Both sides run the first second unmeasured: a steady rate is what is measured.
+      const warmup = perSecond * s.latencyWarmupSeconds;
+      const timeoutMs = (s.latencySeconds + s.latencyWarmupSeconds) * 1000 + 60_000;
+      const { daemonMs, template } = await daemonLatencies(
+        bridge,
+        s,
+        perSecond,
+        total,
+        warmup,
+        timeoutMs,
+      );
       await reference.command({
         cmd: 'latency',
         template: Buffer.from(SessionEvent.encode(template).finish()).toString('base64'),
         streams: n,
         perSecond,
-        total,
+        total: total + warmup,
         width: s.width,
       });
       const bare = latencies(
@@ -100,6 +117,7 @@ export async function latencyRows(s: Sizes): Promise<Row[]> {
           ),
         ),
         total,
+        warmup,
         timeoutMs,
       );
       const bareMs = await bare.all;
@@ -138,6 +156,7 @@ async function daemonLatencies(
   s: Sizes,
   perSecond: number,
   total: number,
+  warmup: number,
   timeoutMs: number,
 ): Promise<{ daemonMs: number[]; template: SessionEvent }> {
   const n = s.latencySessions;
@@ -147,20 +166,17 @@ async function daemonLatencies(
   const ids: string[] = [];
   for (let i = 0; i < n; i++) ids.push(await bridge.start(AGENTS.fifo));
   const streams = ids.map((sessionId) => bridge.stream({ sessionId, afterSeq: 0n }));
-  const daemon = latencies('daemon latency', streams, total, timeoutMs);
+  const daemon = latencies('daemon latency', streams, total, warmup, timeoutMs);
   await within('every latency session to send its first event', daemon.attached, 30_000);
   await waitFor(`${n} FIFOs in ${bridge.scratch}`, () => fifos().length === n, 30_000);
   const writer = spawn(
     process.execPath,
     [
-      '--conditions=development',
-      '--import',
-      'tsx',
-      join(REPO_ROOT, 'bench/src/stamp-writer.ts'),
+      built('bench/src/stamp-writer.ts'),
       bridge.scratch,
       String(n),
       String(perSecond),
-      String(total),
+      String(total + warmup),
       String(s.width),
     ],
     { stdio: ['ignore', 'inherit', 'inherit'] },

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionEvent } from '@agent-bridge/proto';
+import { EventType, SessionEvent } from '@agent-bridge/proto';
 import { AGENTS, linesFile, startBenchBridge } from './bench-bridge.js';
 import { catPipeLinesPerSecond } from './pipe-reference.js';
 import { startReference } from './reference-process.js';
 import { against, median, type Row } from './row.js';
 import type { Sizes } from './sizes.js';
-import { stdoutCount } from './stream-reader.js';
+import { decodeEvent, stdoutCount, type WireEvent } from './stream-reader.js';
 import { timedRead } from './timed-read.js';
 
 /**
@@ -37,8 +37,11 @@ export async function liveRows(s: Sizes): Promise<Row[]> {
   const refClient = reference.client;
   try {
     let template: SessionEvent | undefined;
-    const capture = (done: (e: SessionEvent) => boolean) => (e: SessionEvent) => {
-      template ??= e.text.length === s.width ? e : undefined;
+    const capture = (done: (e: WireEvent) => boolean) => (e: WireEvent) => {
+      if (!template && e.type === EventType.EVENT_TYPE_STDOUT) {
+        const full = decodeEvent(e);
+        if (full.text.length === s.width) template = full;
+      }
       return done(e);
     };
     const daemon = async (batched: boolean) => {
@@ -56,11 +59,11 @@ export async function liveRows(s: Sizes): Promise<Row[]> {
       await bridge.finished(sessionId, 60_000);
       return n / secs;
     };
-    const bare = async (form: 'encode' | 'pre-encoded', batched: boolean) =>
+    const bare = async (form: 'encode' | 'pre-encoded' | 'raw', batched: boolean) =>
       n /
       (await timedRead({
         what: `reference ${form} ${batched ? 'batches' : 'events'}`,
-        client: refClient,
+        client: form === 'raw' ? reference.rawClient : refClient,
         md: bridge.md,
         request: { sessionId: form, afterSeq: 0n, subscriberId: '' },
         batched,
@@ -87,6 +90,8 @@ export async function liveRows(s: Sizes): Promise<Row[]> {
       add('bare-single-pre', await bare('pre-encoded', false));
       add('bare-batched', await bare('encode', true));
       add('bare-batched-pre', await bare('pre-encoded', true));
+      add('raw-single', await bare('raw', false));
+      add('raw-batched', await bare('raw', true));
       add('pipe', await catPipeLinesPerSecond(file, n));
     }
     const m = (k: string) => median(runs[k]!);
@@ -113,13 +118,21 @@ export async function liveRows(s: Sizes): Promise<Row[]> {
     return [
       row('live StreamEvents', m('single'), 'bare, encode per msg', m('bare-single'), false, 0.9),
       row('live StreamEvents', m('single'), 'bare, pre-encoded msgs', m('bare-single-pre'), true),
+      row('live StreamEvents', m('single'), 'raw HTTP/2, pre-built frames', m('raw-single'), true),
+      row(
+        'live StreamEventBatches',
+        m('batched'),
+        'raw HTTP/2, pre-built frames',
+        m('raw-batched'),
+        true,
+        0.6,
+      ),
       row(
         'live StreamEventBatches',
         m('batched'),
         'bare, pre-encoded batches',
         m('bare-batched-pre'),
         true,
-        0.6,
       ),
       row(
         'live StreamEventBatches',

@@ -9,8 +9,15 @@
 //   "pre-encoded"  the same messages encoded beforehand, written as bytes:
 //                  the transport ceiling
 //   "latency"      stamped events at a paced rate over all open latency streams
+// Beside it, a second listener with no gRPC library at all (node:http2 over
+// the same TLS 1.3 mutual TLS): both event streams answered with the
+// prepared messages as whole gRPC frames (length prefix and message, built
+// beforehand), written in a loop that does nothing else. The tightest
+// transport ceiling: Node's HTTP/2 and TLS and nothing of ours or grpc-js.
+// Its port is on the readiness line: REFERENCE_READY port=<n> raw=<m>.
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createSecureServer, constants as h2, type ServerHttp2Stream } from 'node:http2';
 import { createInterface } from 'node:readline';
 import {
   BridgeServiceService,
@@ -45,6 +52,9 @@ interface Prepared {
   batches: SessionEventBatch[];
   eventBytes: Buffer[];
   batchBytes: Buffer[];
+  /** eventBytes and batchBytes as gRPC frames: flag byte, big-endian length, message. */
+  eventFrames: Buffer[];
+  batchFrames: Buffer[];
 }
 
 const [caPath, certPath, keyPath] = process.argv.slice(2);
@@ -53,7 +63,14 @@ if (!caPath || !certPath || !keyPath) {
   process.exit(2);
 }
 
-let prepared: Prepared = { events: [], batches: [], eventBytes: [], batchBytes: [] };
+let prepared: Prepared = {
+  events: [],
+  batches: [],
+  eventBytes: [],
+  batchBytes: [],
+  eventFrames: [],
+  batchFrames: [],
+};
 let unaryResponse: GetSessionResponse = GetSessionResponse.fromPartial({});
 let latency: Extract<Command, { cmd: 'latency' }> | undefined;
 const latencyStreams: ServerWritableStream<StreamEventsRequest, SessionEvent>[] = [];
@@ -92,12 +109,44 @@ function prepare(c: Extract<Command, { cmd: 'prepare' }>): Prepared {
   for (let i = 0; i < events.length; i += c.batch) {
     batches.push({ events: events.slice(i, i + c.batch) });
   }
+  const eventBytes = events.map((e) => Buffer.from(SessionEvent.encode(e).finish()));
+  const batchBytes = batches.map((b) => Buffer.from(SessionEventBatch.encode(b).finish()));
   return {
     events,
     batches,
-    eventBytes: events.map((e) => Buffer.from(SessionEvent.encode(e).finish())),
-    batchBytes: batches.map((b) => Buffer.from(SessionEventBatch.encode(b).finish())),
+    eventBytes,
+    batchBytes,
+    eventFrames: eventBytes.map(grpcFrame),
+    batchFrames: batchBytes.map(grpcFrame),
   };
+}
+
+/** A gRPC length-prefixed message: not compressed (0), then the length, big-endian. */
+function grpcFrame(message: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(5 + message.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(message.length, 1);
+  message.copy(frame, 5);
+  return frame;
+}
+
+/** Writes `frames` to an HTTP/2 stream as fast as it drains, then an OK status as trailers. */
+function writeFrames(stream: ServerHttp2Stream, frames: Buffer[]): void {
+  let i = 0;
+  const pump = () => {
+    while (i < frames.length) {
+      if (stream.destroyed) return;
+      if (!stream.write(frames[i++])) return void stream.once('drain', pump);
+    }
+    if (!stream.destroyed) stream.end();
+  };
+  stream.respond(
+    { [h2.HTTP2_HEADER_STATUS]: 200, [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc' },
+    { waitForTrailers: true },
+  );
+  stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+  stream.on('error', () => undefined); // the reader cancels once it has counted enough
+  pump();
 }
 
 async function runLatency(l: NonNullable<typeof latency>) {
@@ -138,9 +187,42 @@ const creds = ServerCredentials.createSsl(
   [{ private_key: readFileSync(keyPath), cert_chain: readFileSync(certPath) }],
   true,
 );
+const raw = createSecureServer({
+  ca: readFileSync(caPath),
+  cert: readFileSync(certPath),
+  key: readFileSync(keyPath),
+  requestCert: true,
+  rejectUnauthorized: true,
+  minVersion: 'TLSv1.3',
+});
+const RAW_PATHS: Record<string, () => Buffer[]> = {
+  '/bridge.v1.BridgeService/StreamEvents': () => prepared.eventFrames,
+  '/bridge.v1.BridgeService/StreamEventBatches': () => prepared.batchFrames,
+};
+raw.on('stream', (stream, headers) => {
+  const frames = RAW_PATHS[String(headers[h2.HTTP2_HEADER_PATH])];
+  if (!frames) {
+    // A trailers-only response: UNIMPLEMENTED, like any gRPC server.
+    stream.respond(
+      {
+        [h2.HTTP2_HEADER_STATUS]: 200,
+        [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
+        'grpc-status': '12',
+      },
+      { endStream: true },
+    );
+    return;
+  }
+  stream.resume(); // the request message is not needed: the path says what to send
+  writeFrames(stream, frames());
+});
 server.bindAsync('127.0.0.1:0', creds, (err, port) => {
   if (err) throw err;
-  process.stdout.write(`REFERENCE_READY port=${port}\n`);
+  raw.listen(0, '127.0.0.1', () => {
+    const address = raw.address();
+    if (address === null || typeof address === 'string') throw new Error('raw listener address');
+    process.stdout.write(`REFERENCE_READY port=${port} raw=${address.port}\n`);
+  });
 });
 
 const reply = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
@@ -158,5 +240,6 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 // The bench closes stdin to stop it: whatever it was doing, it is done.
 process.stdin.on('end', () => {
   server.forceShutdown();
+  raw.close();
   process.exit(0);
 });

@@ -6,6 +6,7 @@ import { AGENTS, linesFile, startBenchBridge } from './bench-bridge.js';
 import { startReference } from './reference-process.js';
 import { against, median, type Row } from './row.js';
 import type { Sizes } from './sizes.js';
+import { decodeEvent, type WireEvent } from './stream-reader.js';
 import { timedRead } from './timed-read.js';
 
 /**
@@ -29,12 +30,12 @@ export async function replayRows(s: Sizes): Promise<Row[]> {
     const count = Number(last);
     let template: SessionEvent | undefined;
     let stdout = 0;
-    const done = (e: SessionEvent) => {
+    const done = (e: WireEvent) => {
       if (e.type === EventType.EVENT_TYPE_STDOUT) {
         stdout++;
-        template ??= e;
+        template ??= decodeEvent(e);
       }
-      return e.seq >= last;
+      return e.seq >= count;
     };
     const ms = async (target: 'daemon' | 'encode' | 'pre-encoded', batched: boolean) =>
       1000 *

@@ -24,6 +24,8 @@ export interface Sizes {
   latencySessions: number;
   latencyRates: number[];
   latencySeconds: number;
+  /** B3: seconds at each rate before the measured ones, whose events are not counted (JIT, first reads). */
+  latencyWarmupSeconds: number;
 }
 
 export const FULL: Sizes = {
@@ -42,6 +44,7 @@ export const FULL: Sizes = {
   latencySessions: 100,
   latencyRates: [1_000, 10_000],
   latencySeconds: 10,
+  latencyWarmupSeconds: 1,
 };
 
 export const QUICK: Sizes = {
@@ -55,4 +58,5 @@ export const QUICK: Sizes = {
   capacitySubscribers: 2_000,
   capacityConnections: 4,
   latencySeconds: 2,
+  latencyWarmupSeconds: 1,
 };

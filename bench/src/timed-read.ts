@@ -1,12 +1,7 @@
-import type {
-  BridgeServiceClient,
-  SessionEvent,
-  SessionEventBatch,
-  StreamEventsRequest,
-} from '@agent-bridge/proto';
+import type { BridgeServiceClient, StreamEventsRequest } from '@agent-bridge/proto';
 import { within } from '@agent-bridge/tests/harness';
-import type { ClientReadableStream, Metadata } from '@grpc/grpc-js';
-import { readUntil } from './stream-reader.js';
+import type { Metadata } from '@grpc/grpc-js';
+import { openRawStream, readUntil, type WireEvent } from './stream-reader.js';
 
 const READ_TIMEOUT_MS = 10 * 60_000;
 
@@ -16,7 +11,7 @@ export interface TimedRead {
   md: Metadata;
   request: StreamEventsRequest;
   batched: boolean;
-  done: (e: SessionEvent) => boolean;
+  done: (e: WireEvent) => boolean;
   /**
    * What makes the data flow once the stream is attached (the daemon's live
    * rows send the agent its go line); without it the clock starts at the
@@ -28,12 +23,8 @@ export interface TimedRead {
 /** Seconds from the call (or the trigger) to the event for which `done` held. */
 export async function timedRead(t: TimedRead): Promise<number> {
   let t0 = process.hrtime.bigint();
-  const stream = (
-    t.batched
-      ? t.client.streamEventBatches(t.request, t.md)
-      : t.client.streamEvents(t.request, t.md)
-  ) as ClientReadableStream<SessionEvent | SessionEventBatch>;
-  const read = readUntil(t.what, stream, t.done, READ_TIMEOUT_MS);
+  const stream = openRawStream(t.client, t.batched, t.request, t.md);
+  const read = readUntil(t.what, stream, t.batched, t.done, READ_TIMEOUT_MS);
   if (t.trigger) {
     await within(`${t.what}: the first event, before the agent is let go`, read.first, 30_000);
     t0 = process.hrtime.bigint();

@@ -48,6 +48,21 @@ describe('readEvents', () => {
     expect((await ended).done).toBe(true);
   });
 
+  it('leaves nothing behind on an idle ring when readers come and go', async () => {
+    const session = newSession(new FakeClock());
+    session.append(line('only'));
+    for (let i = 0; i < 3; i++) {
+      const reading = new AbortController();
+      const events = read(session, { afterSeq: 1 }, reading.signal);
+      const waiting = events.next();
+      await within(Promise.resolve(), 'a turn of the loop');
+      expect(session.ring.waitingReaders).toBe(1);
+      reading.abort();
+      expect((await within(waiting, 'the reader to end on abort')).done).toBe(true);
+      expect(session.ring.waitingReaders).toBe(0);
+    }
+  });
+
   it('ends with the terminal event, and at once for a caught-up reader of an ended session', async () => {
     const session = newSession(new FakeClock());
     session.append(line('work'));

@@ -29,27 +29,44 @@ export async function* readEvents(
 ): AsyncGenerator<EventSlice> {
   const ring = session.ring;
   let next = opts.afterSeq + 1;
-  while (!signal.aborted) {
-    if (next <= ring.lastSeq) {
-      const oldest = ring.oldestSeq;
-      if (next < oldest) {
-        const overflow = ring.unstored(overflowEvent(session, next, oldest - 1));
-        opts.onBatch?.(overflow, true);
-        yield overflow;
-        next = oldest;
+  // One abort listener for the whole read, not one per wait: a live reader
+  // waits once per event or so.
+  let wake: (() => void) | undefined;
+  const onAbort = () => {
+    if (!wake) return;
+    ring.cancelNextPush(wake);
+    wake();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    while (!signal.aborted) {
+      if (next <= ring.lastSeq) {
+        const oldest = ring.oldestSeq;
+        if (next < oldest) {
+          const overflow = ring.unstored(overflowEvent(session, next, oldest - 1));
+          opts.onBatch?.(overflow, true);
+          yield overflow;
+          next = oldest;
+          continue;
+        }
+        const slice = ring.read(next, opts.maxBatchEvents, opts.maxBatchBytes)!;
+        next = slice.lastSeq + 1;
+        opts.onBatch?.(slice, false);
+        yield slice;
+        opts.onProgress?.(slice.lastSeq);
+        if (slice.terminal) return;
         continue;
       }
-      const slice = ring.read(next, opts.maxBatchEvents, opts.maxBatchBytes)!;
-      next = slice.lastSeq + 1;
-      opts.onBatch?.(slice, false);
-      yield slice;
-      opts.onProgress?.(slice.lastSeq);
-      if (slice.terminal) return;
-      continue;
+      // Caught up: an ended session gets no more events, so only a live one is worth waiting for.
+      if (session.ended) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        ring.onNextPush(resolve);
+      });
+      wake = undefined;
     }
-    // Caught up: an ended session gets no more events, so only a live one is worth waiting for.
-    if (session.ended) return;
-    await ring.nextPush(signal);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 

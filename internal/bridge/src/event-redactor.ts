@@ -90,6 +90,8 @@ export class EventRedactor {
   }
 
   private redacted(ev: AgentEvent, text: string): AgentEvent {
+    // Most events: nothing changed and nothing else to redact.
+    if (text === ev.text && !ev.error && !ev.data) return ev;
     const out: AgentEvent = { ...ev, text };
     if (ev.error) out.error = this.secrets.redact(ev.error);
     if (ev.data) out.data = this.secrets.redactData(ev.data);

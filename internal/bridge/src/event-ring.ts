@@ -29,7 +29,7 @@ export class EventRing {
   private head = 0; // index of the oldest event
   private count = 0;
   private last = 0;
-  private waiters: (() => void)[] = [];
+  private waiters = new Set<() => void>();
 
   constructor(
     readonly maxEvents: number,
@@ -91,9 +91,9 @@ export class EventRing {
     this.flagsOf[idx] = isTerminal(event) ? TERMINAL : 0;
     this.count++;
     this.last = event.seq;
-    if (this.waiters.length > 0) {
+    if (this.waiters.size > 0) {
       const w = this.waiters;
-      this.waiters = [];
+      this.waiters = new Set();
       for (const wake of w) wake();
     }
     return size;
@@ -181,16 +181,22 @@ export class EventRing {
     );
   }
 
-  /** Resolves on the next push, or when `signal` aborts. */
-  nextPush(signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal?.aborted) return resolve();
-      const onAbort = () => resolve();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      });
-    });
+  /**
+   * Calls `wake` once, at the next push, unless cancelled first. A reader
+   * that waits many times watches its own abort signal once (readEvents),
+   * so a wait costs no listener on the signal.
+   */
+  onNextPush(wake: () => void): void {
+    this.waiters.add(wake);
+  }
+
+  /** Readers waiting for the next push. */
+  get waitingReaders(): number {
+    return this.waiters.size;
+  }
+
+  /** Forgets a `wake` given to onNextPush (its reader has gone), so an idle ring keeps no dead readers. */
+  cancelNextPush(wake: () => void): void {
+    this.waiters.delete(wake);
   }
 }

@@ -1,6 +1,6 @@
 import type { EventData } from '@agent-bridge/providers';
 import { PlainText } from './plain-text.js';
-import { type RedactionRule, rulesFor, SECRET_KEY_NAME } from './redaction-rules.js';
+import { mayHoldSecret, type RedactionRule, rulesFor, SECRET_KEY_NAME } from './redaction-rules.js';
 
 /** Replaces secrets in one self-contained text before it is stored, logged or sent. */
 export type Redactor = (text: string) => string;
@@ -52,7 +52,7 @@ export class SecretRedactor {
 
   /** Redacts a self-contained text (an input, a message, a log line, a tail of output). */
   redact(text: string): string {
-    if (text === '') return text;
+    if (text === '' || (this.configured.length === 0 && !mayHoldSecret(text))) return text;
     const view = new PlainText(text);
     return replaceSpans(view, this.spans(view.plain), view.plain.length);
   }

@@ -1,6 +1,12 @@
 import type { Audit, AuditIdentity } from './audit.js';
 import type { BridgeEvent } from './event.js';
 
+const AUDITED = new Set<BridgeEvent['type']>([
+  'SESSION_STARTED',
+  'SESSION_STOPPED',
+  'SESSION_FAILED',
+]);
+
 /**
  * The audit records a session's own events imply: its agent started, and
  * it stopped or failed (with why). Permission decisions are audited by the
@@ -8,6 +14,8 @@ import type { BridgeEvent } from './event.js';
  * audited.
  */
 export function auditEvent(audit: Audit, ev: BridgeEvent, startedBy?: AuditIdentity): void {
+  // Called for every stored event: the common one costs a comparison.
+  if (!AUDITED.has(ev.type)) return;
   const base = {
     sessionId: ev.sessionId,
     projectId: ev.projectId,

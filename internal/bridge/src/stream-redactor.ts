@@ -1,5 +1,5 @@
 import { PlainText } from './plain-text.js';
-import { MAX_MATCH_CHARS, PEM_BEGIN_AT_END, PEM_END } from './redaction-rules.js';
+import { MAX_MATCH_CHARS, mayHoldSecret, PEM_BEGIN_AT_END, PEM_END } from './redaction-rules.js';
 import { replaceSpans, type SecretRedactor, type Span } from './redactor.js';
 
 /**
@@ -46,6 +46,17 @@ export class StreamRedactor {
 
   /** The text to store for the next piece of the stream: a whole line, or a `continued` piece of one. */
   next(text: string, continued: boolean): string {
+    // The common line: whole, nothing carried, no key block open, and nothing
+    // any rule could match, so it is stored as it is.
+    if (
+      !continued &&
+      this.carry === '' &&
+      this.pem === undefined &&
+      !this.secrets.hasConfigured &&
+      !mayHoldSecret(text)
+    ) {
+      return text;
+    }
     const view = new PlainText(this.carry + text);
     const plain = view.plain;
     let cut = continued ? Math.max(0, plain.length - CARRY_CHARS) : plain.length;
