@@ -291,13 +291,15 @@ describe('PermissionGate: mode ask', () => {
 });
 
 describe('PermissionGate: nothing is left hanging', () => {
-  it('an interrupt refuses waiting requests, even with an allow default; the session goes on asking', async () => {
+  it('an interrupt refuses waiting requests, even with an allow default, and what its turn asks later; the next turn asks as usual', async () => {
     const { manager, start } = setup({ fallback: 'allow' });
     const s = await start();
     const answered = s.agent.ask(bash);
     await manager.interrupt(alice, s.id);
     expect(await answered).toMatchObject({ decision: 'deny', decidedBy: 'interrupt' });
-    const next = s.agent.ask(bash);
+    // The turn is being cancelled: nothing more is granted in it.
+    expect(await s.agent.ask(bash)).toMatchObject({ decision: 'deny', decidedBy: 'interrupt' });
+    const next = s.agent.ask({ ...bash, turnId: 'turn-2' });
     expect(ofType(await s.sofar(), 'PERMISSION_REQUESTED').at(-1)?.data?.default).toBe(
       'allow_once',
     );
@@ -309,15 +311,9 @@ describe('PermissionGate: nothing is left hanging', () => {
     const s = await start();
     const mine = s.agent.ask(bash);
     const other = s.agent.ask({ ...bash, turnId: 'turn-2' });
-    s.agent.emit({
-      type: 'TURN_COMPLETED',
-      stream: 'system',
-      text: 'interrupted',
-      turnId: 'turn-1',
-      data: { interrupted: true },
-    });
+    s.agent.completeTurn('turn-1', true);
     expect(await mine).toMatchObject({ decision: 'deny', decidedBy: 'interrupt' });
-    s.agent.emit({ type: 'TURN_COMPLETED', stream: 'system', text: 'completed', turnId: 'turn-2' });
+    s.agent.completeTurn('turn-2');
     expect(await other).toMatchObject({ decision: 'deny', decidedBy: 'turn_end' });
     const types = (await s.sofar()).map((e) => `${e.type}:${e.turnId}`);
     expect(types.slice(-4)).toEqual([

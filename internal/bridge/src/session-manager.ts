@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InputClosedError, type Provider } from '@agent-bridge/providers';
+import { InputClosedError, type Provider, ScopeEnded, scope } from '@agent-bridge/providers';
 import { AllowedPaths } from './allowed-paths.js';
 import { type Audit, noAudit } from './audit.js';
 import { type Clock, systemClock, systemTimers, type Timers } from './clock.js';
@@ -77,8 +77,11 @@ export class SessionManager {
   private readonly clock: Clock;
   private readonly timers: Timers;
   private readonly subscriptions: Subscriptions;
-  /** Aborted by shutdown: stops the sweeper and refuses new sessions. */
-  private readonly closing = new AbortController();
+  /**
+   * The daemon's scope, ended by shutdown (ScopeEnded "shutdown"): stops the
+   * sweeper, refuses new sessions, and every session's scope lives inside it.
+   */
+  private readonly daemon = scope();
   /** What every event and cursor here belongs to; see SessionManagerDeps.historyId. */
   readonly historyId: string;
 
@@ -108,8 +111,13 @@ export class SessionManager {
         timers: this.timers,
         logger: deps.logger,
       },
-      this.closing.signal,
+      this.daemon.signal,
     );
+  }
+
+  /** Aborted when the daemon shuts down; a call's scope lives inside it. */
+  get lifetime(): AbortSignal {
+    return this.daemon.signal;
   }
 
   get providers(): ReadonlyMap<string, Provider> {
@@ -122,7 +130,7 @@ export class SessionManager {
   }
 
   get shuttingDown(): boolean {
-    return this.closing.signal.aborted;
+    return this.daemon.signal.aborted;
   }
 
   /** Sessions by state, for the daemon and for `projectId`, with the limits that apply. */
@@ -227,6 +235,7 @@ export class SessionManager {
       audit: this.deps.audit ?? noAudit,
       observer: this.deps.observer ?? noEventObserver,
       codec: this.deps.codec ?? jsonEventCodec,
+      lifetime: this.daemon.signal,
       startedBy: caller,
     });
     this.sessions.set(req.sessionId, session);
@@ -336,10 +345,8 @@ export class SessionManager {
         'interrupt_unsupported',
       );
     }
-    const result = agent.interrupt();
-    // Requests of the interrupted turn get the fallback; the agent has been told to stop first.
-    s.permissions.settleAll('interrupt');
-    return result;
+    // The turn's scope ends with the cancel: what it waits on is refused.
+    return agent.interrupt();
   }
 
   /** A client's answer to a permission request; returns the seq of PERMISSION_RESOLVED. */
@@ -386,7 +393,7 @@ export class SessionManager {
 
   /** Refuses new work, stops every session (graceful, bounded by the grace period) and waits. */
   async shutdown(): Promise<void> {
-    this.closing.abort();
+    this.daemon.end(new ScopeEnded('shutdown'));
     await Promise.all(
       [...this.sessions.values()].map((s) => s.stop('shutdown', false).catch(() => undefined)),
     );

@@ -1,4 +1,5 @@
 import type { AgentEvent, EventData } from './events.js';
+import { type Scope, ScopeEnded, scope } from './scope.js';
 import { InputClosedError } from './supervised-process.js';
 
 /** How long an interrupt waits for the agent to end the turn, by default. */
@@ -18,6 +19,8 @@ export interface TurnProtocol {
 }
 
 export interface TurnEngineOptions {
+  /** The session's scope; each turn's scope lives inside it. */
+  lifetime: AbortSignal;
   emit(event: AgentEvent): void;
   /** Whether the agent still reads its input. */
   inputOpen(): boolean;
@@ -54,6 +57,12 @@ export interface Turn {
   readonly interruptRequested: boolean;
   /** TURN_STARTED has been emitted (or is held until the input is recorded). */
   readonly announced: boolean;
+  /**
+   * The turn's scope: ends when the turn ends ("turn_end"), when a cancel
+   * is asked for ("interrupt": what it still waits on is refused), or with
+   * the session. What the turn asks lives inside it.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** The engine's own record of a turn. */
@@ -77,12 +86,19 @@ class TurnState implements Turn {
   readonly ends = signal<boolean>();
   readonly begins = signal<void>();
   readonly refusals = signal<void>();
+  readonly scope: Scope;
 
   constructor(
     readonly n: number,
     readonly queued: boolean,
+    lifetime: AbortSignal,
   ) {
     this.id = `turn-${n}`;
+    this.scope = scope(lifetime);
+  }
+
+  get signal(): AbortSignal {
+    return this.scope.signal;
   }
 }
 
@@ -184,6 +200,8 @@ export class TurnEngine {
     // Agents that name the turn late may end it before; its TURN_STARTED still comes first.
     this.announce(turn);
     turn.verdict ??= end.cancelled && turn.interruptRequested;
+    // What the turn still waits on is settled before the event that ends it.
+    turn.scope.end(new ScopeEnded(turn.verdict ? 'interrupt' : 'turn_end'));
     this.opts.emit({
       type: 'TURN_COMPLETED',
       stream: 'system',
@@ -211,11 +229,14 @@ export class TurnEngine {
   close(): void {
     this.closed = true;
     this.queue.length = 0;
-    if (this.running) this.end(this.running);
+    if (!this.running) return;
+    // The agent is gone: what the turn waits on is answered as such.
+    this.running.scope.end(new ScopeEnded('exit'));
+    this.end(this.running);
   }
 
   private start(text: string, recorded?: () => void): void {
-    const turn = new TurnState(++this.count, recorded === undefined);
+    const turn = new TurnState(++this.count, recorded === undefined, this.opts.lifetime);
     this.running = turn;
     this.starting = true;
     try {
@@ -263,6 +284,7 @@ export class TurnEngine {
   private end(turn: TurnState): void {
     turn.ended = true;
     turn.verdict ??= false;
+    turn.scope.end(new ScopeEnded(turn.verdict ? 'interrupt' : 'turn_end'));
     if (turn.timer) clearTimeout(turn.timer);
     if (this.running === turn) this.running = undefined;
     turn.ends.settle(turn.verdict);
@@ -271,8 +293,12 @@ export class TurnEngine {
   private async deliverInterrupt(turn: TurnState): Promise<InterruptResult> {
     turn.interruptRequested = true;
     const wait = this.opts.interruptWaitMs ?? INTERRUPT_WAIT_MS;
-    if (turn.begun) this.cancel(turn);
-    else {
+    const begun = turn.begun;
+    if (begun) this.cancel(turn);
+    // The caller wants the turn to stop: nothing it waits on is granted now
+    // (an agent blocked on an answer could not end the turn otherwise).
+    turn.scope.end(new ScopeEnded('interrupt'));
+    if (!begun) {
       // Held: begun() sends the cancel once the agent has begun the turn.
       const held = await race(
         turn.ends.promise,

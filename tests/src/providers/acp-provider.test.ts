@@ -61,6 +61,7 @@ async function start(p: AcpProvider, options: Record<string, string> = {}) {
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
     startupClock: noStartupClock,
+    lifetime: new AbortController().signal,
     askPermission: async (ask) => {
       asks.push(ask);
       return { decision: 'deny', decidedBy: 'policy', reason: '' };

@@ -52,6 +52,7 @@ async function start(
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
     startupClock: noStartupClock,
+    lifetime: new AbortController().signal,
     askPermission: async (ask) => {
       asks.push(ask);
       return { decision, decidedBy: 'policy', reason: '' };
