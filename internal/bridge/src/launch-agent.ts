@@ -1,10 +1,5 @@
-import {
-  type AgentHandle,
-  type Scope,
-  SpawnError,
-  StartupError,
-  scope,
-} from '@agent-bridge/providers';
+import { type AgentHandle, SpawnError, StartupError } from '@agent-bridge/providers';
+import { type Scope, scope } from '@agent-bridge/scope';
 import type { Timers } from './clock.js';
 import type { PinnedDirectory } from './pinned-directory.js';
 import type { Session } from './session.js';

@@ -1,14 +1,11 @@
-import {
-  type AgentEvent,
-  type EndCause,
-  type EventData,
-  endCause,
-  type PermissionAsk,
-  type PermissionDecision,
-  type PermissionVerdict,
-  type Scope,
-  scope,
+import type {
+  AgentEvent,
+  EventData,
+  PermissionAsk,
+  PermissionDecision,
+  PermissionVerdict,
 } from '@agent-bridge/providers';
+import { type EndCause, endCause, type Scope, scope } from '@agent-bridge/scope';
 import type { Audit } from './audit.js';
 import type { Clock, Timers } from './clock.js';
 import { BridgeError, precondition } from './errors.js';

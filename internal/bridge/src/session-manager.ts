@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { InputClosedError, type Provider, ScopeEnded, scope } from '@agent-bridge/providers';
+import { InputClosedError, type Provider } from '@agent-bridge/providers';
+import { ScopeEnded, scope } from '@agent-bridge/scope';
 import { AllowedPaths } from './allowed-paths.js';
 import { type Audit, noAudit } from './audit.js';
 import { type Clock, systemClock, systemTimers, type Timers } from './clock.js';

@@ -1,12 +1,5 @@
-import {
-  type AgentEvent,
-  type AgentHandle,
-  type ExitInfo,
-  type Provider,
-  type Scope,
-  ScopeEnded,
-  scope,
-} from '@agent-bridge/providers';
+import type { AgentEvent, AgentHandle, ExitInfo, Provider } from '@agent-bridge/providers';
+import { type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
 import type { Audit } from './audit.js';
 import type { Clock, Timers } from './clock.js';
 import { CursorStore } from './cursors.js';

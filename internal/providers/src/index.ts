@@ -38,7 +38,6 @@ export {
   type ProviderHost,
   resolveProviderDefinition,
 } from './registry.js';
-export { type EndCause, endCause, type Scope, ScopeEnded, scope } from './scope.js';
 export { StartupGate } from './startup-gate.js';
 export { StdioProvider } from './stdio-provider.js';
 export {

@@ -1,6 +1,6 @@
+import { endCause, ScopeEnded } from '@agent-bridge/scope';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from './events.js';
-import { endCause, ScopeEnded } from './scope.js';
 import { InputClosedError } from './supervised-process.js';
 import { type Turn, TurnEngine, type TurnProtocol } from './turn-engine.js';
 

@@ -1,5 +1,5 @@
+import { type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
 import type { AgentEvent, EventData } from './events.js';
-import { type Scope, ScopeEnded, scope } from './scope.js';
 import { InputClosedError } from './supervised-process.js';
 
 /** How long an interrupt waits for the agent to end the turn, by default. */

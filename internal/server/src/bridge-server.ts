@@ -2,7 +2,7 @@ import type { JwtVerifier } from '@agent-bridge/auth';
 import { type Audit, type SessionManager, systemClock } from '@agent-bridge/bridge';
 import type { BridgeConfig } from '@agent-bridge/config';
 import { bridgeServiceName } from '@agent-bridge/proto';
-import { ScopeEnded, scope } from '@agent-bridge/providers';
+import { ScopeEnded, scope } from '@agent-bridge/scope';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';

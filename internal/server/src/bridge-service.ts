@@ -24,7 +24,7 @@ import type {
   StopSessionResponse,
   StreamEventsRequest,
 } from '@agent-bridge/proto';
-import { endCause, type Scope, ScopeEnded, scope } from '@agent-bridge/providers';
+import { endCause, type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
 import {
   type ServerUnaryCall,
   type ServerWritableStream,

@@ -11,13 +11,11 @@ import {
   type Provider,
   type ProviderCapabilities,
   type ProviderStatus,
-  type Scope,
-  ScopeEnded,
   type SessionSpec,
   SpawnError,
   StartupError,
-  scope,
 } from '@agent-bridge/providers';
+import { type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
 
 /**
  * An in-process agent. It answers each input with one STDOUT line, after
