@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BridgeServiceClient } from '@agent-bridge/proto';
+import { scope } from '@agent-bridge/scope';
 import { type CallOptions as GrpcCallOptions, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { MemoryCursorStore } from './cursor-store.js';
 import { BridgeError, fromServiceError } from './errors.js';
@@ -96,7 +97,8 @@ export class BridgeClient {
   private readonly callMs: number;
   private readonly reconnectMs: number;
   private readonly cursors;
-  private readonly closing = new AbortController();
+  /** The client's scope: ended by close(); every stream of the client lives inside it. */
+  private readonly closing = scope();
 
   constructor(options: BridgeClientOptions) {
     const { channel, tokens } = openChannel(options);
@@ -308,7 +310,7 @@ export class BridgeClient {
    * way are left to finish.
    */
   close(): void {
-    this.closing.abort();
+    this.closing.end();
     this.channel.close();
   }
 
