@@ -44,3 +44,23 @@ export function deadline(
   const s = scope(parent, { timeoutMs: ms, timeoutReason: () => new DeadlineExceeded(ms) });
   return { signal: s.signal, dispose: () => s.end() };
 }
+
+/**
+ * The first of `promises` to settle, or 'waited' once `ms` have passed: the
+ * wait is a scope with a deadline, disarmed as soon as one settles. A
+ * rejection is passed on.
+ */
+export async function firstWithin<T>(
+  promises: readonly Promise<T>[],
+  ms: number,
+): Promise<T | 'waited'> {
+  const wait = scope([], { timeoutMs: ms });
+  try {
+    return await untilAborted(Promise.race(promises), wait.signal);
+  } catch (err) {
+    if (err === wait.signal.reason) return 'waited';
+    throw err;
+  } finally {
+    wait.end();
+  }
+}

@@ -1,4 +1,5 @@
-import { type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
+import { endCause, type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
+import { firstWithin } from './abortable.js';
 import type { AgentEvent, EventData } from './events.js';
 import { InputClosedError } from './supervised-process.js';
 
@@ -82,7 +83,12 @@ class TurnState implements Turn {
   held: EventData | undefined;
   /** The interrupt under way, shared by concurrent callers. */
   interrupting: Promise<InterruptResult> | undefined;
-  timer: NodeJS.Timeout | undefined;
+  /**
+   * The turn's deadline, inside the session's scope rather than the turn's:
+   * it outlives an interrupt request (one the agent refuses leaves the turn
+   * running, still on the clock) and ends with the turn.
+   */
+  deadline: Scope | undefined;
   readonly ends = signal<boolean>();
   readonly begins = signal<void>();
   readonly refusals = signal<void>();
@@ -285,7 +291,7 @@ export class TurnEngine {
     turn.ended = true;
     turn.verdict ??= false;
     turn.scope.end(new ScopeEnded(turn.verdict ? 'interrupt' : 'turn_end'));
-    if (turn.timer) clearTimeout(turn.timer);
+    turn.deadline?.end();
     if (this.running === turn) this.running = undefined;
     turn.ends.settle(turn.verdict);
   }
@@ -300,18 +306,16 @@ export class TurnEngine {
     turn.scope.end(new ScopeEnded('interrupt'));
     if (!begun) {
       // Held: begun() sends the cancel once the agent has begun the turn.
-      const held = await race(
-        turn.ends.promise,
-        turn.begins.promise.then(() => 'begun'),
+      const held = await firstWithin<boolean | 'begun'>(
+        [turn.ends.promise, turn.begins.promise.then(() => 'begun' as const)],
         wait,
       );
       if (held === 'waited') turn.interruptRequested = false;
       if (held !== 'begun') return this.answer(turn);
     }
     // The cancel is out: the turn gets the whole wait to end from now.
-    const outcome = await race(
-      turn.ends.promise,
-      turn.refusals.promise.then(() => 'refused'),
+    const outcome = await firstWithin<boolean | 'refused'>(
+      [turn.ends.promise, turn.refusals.promise.then(() => 'refused' as const)],
       wait,
     );
     if (outcome === 'refused') turn.interruptRequested = false;
@@ -342,8 +346,11 @@ export class TurnEngine {
   private armTimeout(turn: TurnState): void {
     const ms = this.opts.timeoutMs;
     if (ms <= 0) return;
-    turn.timer = setTimeout(() => {
-      if (turn.ended) return;
+    const deadline = scope(this.opts.lifetime, { timeoutMs: ms });
+    turn.deadline = deadline;
+    deadline.signal.addEventListener('abort', () => {
+      // Its own deadline only: the turn's end or the session's is not a timeout.
+      if (turn.ended || endCause(deadline.signal) !== 'timeout') return;
       this.opts.emit({
         type: 'AGENT_ERROR',
         stream: 'system',
@@ -356,8 +363,7 @@ export class TurnEngine {
         // A turn that completed while the interrupt was on its way needs no kill.
         if (!interrupted && !turn.ended) this.opts.kill();
       });
-    }, ms);
-    turn.timer.unref();
+    });
   }
 }
 
@@ -368,17 +374,4 @@ function signal<T>(): { promise: Promise<T>; settle(value: T): void } {
     settle = resolve;
   });
   return { promise, settle };
-}
-
-/** The first of `a` and `b` to settle, or 'waited' after `ms`. */
-async function race<A, B>(a: Promise<A>, b: Promise<B>, ms: number): Promise<A | B | 'waited'> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<'waited'>((resolve) => {
-    timer = setTimeout(() => resolve('waited'), ms);
-  });
-  try {
-    return await Promise.race([a, b, waited]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
