@@ -106,7 +106,8 @@ export class SessionManager {
     );
     startSweeper(
       {
-        sessions: this.sessions,
+        sessions: () => this.sessions.values(),
+        evict: (s) => this.evict(s),
         settings: deps.settings,
         clock: this.clock,
         timers: this.timers,
@@ -161,7 +162,7 @@ export class SessionManager {
       const key = `${snap.provider}\u0000${snap.status}`;
       const g = groups.get(key) ?? { ...snap, sessions: 0, subscribers: 0, permissionsWaiting: 0 };
       g.sessions++;
-      g.subscribers += s.activeStreams;
+      g.subscribers += s.readerCount;
       g.permissionsWaiting += s.permissions.waiting;
       groups.set(key, g);
     }
@@ -241,12 +242,9 @@ export class SessionManager {
     });
     this.sessions.set(req.sessionId, session);
     const startupTimeoutMs = settings.startupTimeoutMs(req.provider);
-    session.started = launchAgent(session, {
-      timers: this.timers,
-      logger,
-      startupTimeoutMs,
-      workspace,
-    });
+    session.beginStartup(
+      launchAgent(session, { timers: this.timers, logger, startupTimeoutMs, workspace }),
+    );
     try {
       await session.started;
     } catch (err) {
@@ -398,6 +396,13 @@ export class SessionManager {
     await Promise.all(
       [...this.sessions.values()].map((s) => s.stop('shutdown', false).catch(() => undefined)),
     );
+  }
+
+  /** Forgets an ended session (past its retention): its events and cursors go with it. */
+  private evict(session: Session): void {
+    if (session.live)
+      throw new Error(`session ${session.id} is live: only an ended one is evicted`);
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
   }
 
   /** Looks a session up for `caller`; another project's session is "not found". */

@@ -69,9 +69,9 @@ export class Session {
   readonly lifetime: Scope;
   readonly createdAt: number;
   /** Settles when start-up has finished (either way); identical retries and stops wait on it. */
-  started: Promise<void> | undefined;
-  activeStreams = 0;
-  lastActivity: number;
+  private startedPromise: Promise<void> | undefined;
+  private readers = 0;
+  private lastActive: number;
   private state: SessionStatus = 'STARTING';
   private agent: AgentHandle | undefined;
   private pid = 0;
@@ -134,11 +134,48 @@ export class Session {
       startedBy: deps.startedBy,
     });
     this.createdAt = this.clock.now();
-    this.lastActivity = this.createdAt;
+    this.lastActive = this.createdAt;
   }
 
   get id(): string {
     return this.request.sessionId;
+  }
+
+  /** Settles when start-up has finished (either way); undefined before it began. */
+  get started(): Promise<void> | undefined {
+    return this.startedPromise;
+  }
+
+  /** Start-up has begun: identical retries and stops wait on `startup`. Once only. */
+  beginStartup(startup: Promise<void>): void {
+    if (this.startedPromise) throw new Error(`session ${this.id} was already started`);
+    this.startedPromise = startup;
+  }
+
+  /** Readers attached now (StreamEvents and StreamEventBatches calls). */
+  get readerCount(): number {
+    return this.readers;
+  }
+
+  /** When the session last stored an event or was read: what its idle timeout counts from. */
+  get lastActivity(): number {
+    return this.lastActive;
+  }
+
+  /** A reader attached at `now`. */
+  readerAttached(now: number): void {
+    this.readers++;
+    this.lastActive = now;
+  }
+
+  /** A reader went away. */
+  readerDetached(): void {
+    this.readers--;
+  }
+
+  /** Something read the session at `now`: it is not idle. */
+  touched(now: number): void {
+    this.lastActive = now;
   }
 
   get projectId(): string {
@@ -207,7 +244,7 @@ export class Session {
 
   private store(ev: AgentEvent): BridgeEvent {
     const stored = this.eventAt(this.ring.lastSeq + 1, ev);
-    this.lastActivity = stored.timestamp;
+    this.lastActive = stored.timestamp;
     this.observer.stored(this.request.provider, stored, this.ring.push(stored));
     if (stored.type === 'STDERR') this.keepStderr(stored.text, stored.data?.continued === true);
     auditEvent(this.audit, stored, this.startedBy?.identity);
@@ -304,7 +341,7 @@ export class Session {
   private async stopAgent(force: boolean): Promise<void> {
     // A stop during start-up waits for the start-up to end (it was told to
     // give up), then stops the agent if one came up all the same.
-    await this.started?.catch(() => undefined);
+    await this.startedPromise?.catch(() => undefined);
     const agent = this.agent;
     if (!agent) return;
     await agent.stop({ force, gracePeriodMs: this.stopGracePeriodMs });
@@ -370,7 +407,7 @@ export class Session {
       repoPath: this.repoPath,
       oldestSeq: this.ring.oldestSeq,
       lastSeq: this.ring.lastSeq,
-      subscriberCount: this.activeStreams,
+      subscriberCount: this.readers,
     };
   }
 }
