@@ -56,6 +56,15 @@ export default {
       { path: WORKSPACE, pathNot: ['^internal/bridge/', '^internal/providers/', SHARED] },
     ),
     forbid(
+      'core-uses-the-provider-contract',
+      "Of the providers the core uses only their contract face (@agent-bridge/providers: " +
+        'Provider, AgentHandle, SessionSpec, events, the permission vocabulary, errors), never ' +
+        'the host face (@agent-bridge/providers/host: registry, spawner, watchdog) or a file ' +
+        "behind either. Tests of the core may use the host face's helpers.",
+      { path: '^internal/bridge/', pathNot: '[.]test[.]ts$' },
+      { path: '^internal/providers/', pathNot: '^internal/providers/src/index[.]ts$' },
+    ),
+    forbid(
       'internal-leaf-imports-no-workspace-package',
       'config, pki, auth and providers (and any new internal package) import none of our ' +
         'other packages: each stands on its own. Only the core and the server depend on others.',

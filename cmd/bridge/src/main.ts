@@ -10,15 +10,15 @@ import {
   compileRedactPattern,
   loadConfig,
 } from '@agent-bridge/config';
+import type { Provider } from '@agent-bridge/providers';
 import {
   createProviders,
   LiveProcessGroups,
-  type Provider,
   ProviderConfigError,
   type ProviderHost,
   SupervisedProcess,
   trackingSpawner,
-} from '@agent-bridge/providers';
+} from '@agent-bridge/providers/host';
 import { scope } from '@agent-bridge/scope';
 
 import { type AuditLog, createAuditLog } from './audit-log.js';
