@@ -1,17 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PermissionAsk, PermissionVerdict } from '@agent-bridge/providers';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AuditRecord } from './audit.js';
 import { BridgeError } from './errors.js';
 import type { BridgeEvent } from './event.js';
 import type { PermissionPolicy } from './permission-policy.js';
-import { SessionManager } from './session-manager.js';
-import { FakeClock } from './testing/fake-clock.js';
-import { FakeProvider } from './testing/fake-provider.js';
-import { readToEnd, silentLogger, testSettings, within } from './testing/fixtures.js';
+import { gateFixture } from './testing/gate-fixture.js';
 import type { Caller } from './types.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'gate-')));
@@ -35,60 +30,12 @@ const bash: PermissionAsk = {
 };
 
 function setup(policy: Partial<PermissionPolicy> = {}) {
-  const clock = new FakeClock();
-  const provider = new FakeProvider('fake', { interrupt: true });
-  const audit: AuditRecord[] = [];
-  const manager = new SessionManager({
-    settings: testSettings({
-      allowedPaths: [root],
-      permissionPolicy: () => ({
-        mode: 'ask',
-        timeoutMs: TIMEOUT_MS,
-        fallback: 'deny',
-        autoAllow: [],
-        ...policy,
-      }),
-    }),
-    providers: new Map([[provider.id, provider]]),
-    logger: silentLogger,
-    clock,
-    timers: clock,
-    audit: (r) => audit.push(r),
+  const { clock, manager, audit, start } = gateFixture({
+    root,
+    caller: alice,
+    timeoutMs: TIMEOUT_MS,
+    policy,
   });
-  const start = async () => {
-    const snap = await within(
-      manager.start(alice, {
-        projectId: 'alpha',
-        sessionId: randomUUID(),
-        repoPath: root,
-        provider: 'fake',
-        agentOpts: {},
-      }),
-      'the start',
-    );
-    const agent = provider.agents.at(-1)!;
-    const id = snap.sessionId;
-    const events = () =>
-      manager
-        .openStream(
-          alice,
-          { sessionId: id, afterSeq: 0, subscriberId: '' },
-          AbortSignal.timeout(5000),
-          {
-            maxEvents: 1000,
-            maxBytes: 1 << 20,
-          },
-        )
-        [Symbol.asyncIterator]();
-    /** Every event so far (the session keeps running). */
-    const sofar = async (): Promise<BridgeEvent[]> => {
-      const it = events();
-      const r = await within(it.next(), 'the stored events');
-      await it.return?.();
-      return r.done ? [] : r.value.events();
-    };
-    return { id, agent, sofar, history: () => readToEnd(events()) };
-  };
   const respond = (
     caller: Caller,
     sessionId: string,

@@ -1,14 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PermissionAsk } from '@agent-bridge/providers';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BridgeEvent } from './event.js';
-import { SessionManager } from './session-manager.js';
-import { FakeClock } from './testing/fake-clock.js';
-import { FakeProvider } from './testing/fake-provider.js';
-import { readToEnd, silentLogger, testSettings, within } from './testing/fixtures.js';
+import { within } from './testing/fixtures.js';
+import { gateFixture } from './testing/gate-fixture.js';
 import type { Caller } from './types.js';
 
 // Each lifetime a permission request lives in (daemon ⊃ session ⊃ turn ⊃
@@ -28,70 +25,8 @@ const ask = (turnId: string): PermissionAsk => ({
   turnId,
 });
 
-function setup() {
-  const clock = new FakeClock();
-  const provider = new FakeProvider('fake', { interrupt: true });
-  const manager = new SessionManager({
-    settings: testSettings({
-      allowedPaths: [root],
-      permissionPolicy: () => ({
-        mode: 'ask',
-        timeoutMs: TIMEOUT_MS,
-        fallback: 'allow',
-        autoAllow: [],
-      }),
-    }),
-    providers: new Map([[provider.id, provider]]),
-    logger: silentLogger,
-    clock,
-    timers: clock,
-  });
-  const start = async () => {
-    const snap = await within(
-      manager.start(alice, {
-        projectId: 'alpha',
-        sessionId: randomUUID(),
-        repoPath: root,
-        provider: 'fake',
-        agentOpts: {},
-      }),
-      'the start',
-    );
-    const id = snap.sessionId;
-    const all = async (): Promise<BridgeEvent[]> => {
-      const it = manager
-        .openStream(
-          alice,
-          { sessionId: id, afterSeq: 0, subscriberId: '' },
-          AbortSignal.timeout(5000),
-          {
-            maxEvents: 10_000,
-            maxBytes: 1 << 24,
-          },
-        )
-        [Symbol.asyncIterator]();
-      const r = await within(it.next(), 'the stored events');
-      await it.return?.();
-      return r.done ? [] : r.value.events();
-    };
-    const history = () =>
-      readToEnd(
-        manager
-          .openStream(
-            alice,
-            { sessionId: id, afterSeq: 0, subscriberId: '' },
-            AbortSignal.timeout(5000),
-            {
-              maxEvents: 10_000,
-              maxBytes: 1 << 24,
-            },
-          )
-          [Symbol.asyncIterator](),
-      );
-    return { id, agent: provider.agents.at(-1)!, all, history };
-  };
-  return { clock, manager, start };
-}
+const setup = () =>
+  gateFixture({ root, caller: alice, timeoutMs: TIMEOUT_MS, policy: { fallback: 'allow' } });
 
 const resolutions = (events: BridgeEvent[]) =>
   events
@@ -112,7 +47,7 @@ describe('permission requests end with the scope they live in', () => {
     s.agent.completeTurn('turn-1'); // a second end of the same turn changes nothing
     clock.advance(TIMEOUT_MS);
     expect(await within(other, 'the turn-2 answer')).toMatchObject({ decidedBy: 'timeout' });
-    expect(resolutions(await s.all())).toEqual([
+    expect(resolutions(await s.sofar())).toEqual([
       'turn-1 deny turn_end',
       'turn-2 allow_once timeout',
     ]);
