@@ -57,7 +57,7 @@ export default {
     ),
     forbid(
       'core-uses-the-provider-contract',
-      "Of the providers the core uses only their contract face (@agent-bridge/providers: " +
+      'Of the providers the core uses only their contract face (@agent-bridge/providers: ' +
         'Provider, AgentHandle, SessionSpec, events, the permission vocabulary, errors), never ' +
         'the host face (@agent-bridge/providers/host: registry, spawner, watchdog) or a file ' +
         "behind either. Tests of the core may use the host face's helpers.",
