@@ -13,6 +13,12 @@
 const WORKSPACE = ['^(packages|internal|cmd)/[^/]+/', '^tests/', '^bench/', '^@agent-bridge/'];
 
 /**
+ * What any part may use, like the standard library: lifetimes as scopes
+ * (packages/scope), which depends on nothing.
+ */
+const SHARED = '^packages/scope/';
+
+/**
  * What the core and providers must not know: gRPC, TLS, and the generated
  * contract with its protobuf runtime. Resolved external packages live under
  * node_modules/.pnpm/ (hence no anchor); unresolved ones keep their name.
@@ -47,21 +53,30 @@ export default {
       'Of our packages the core (internal/bridge) imports only providers: the Provider ' +
         'interface, event types and errors.',
       { path: '^internal/bridge/' },
-      { path: WORKSPACE, pathNot: ['^internal/bridge/', '^internal/providers/'] },
+      { path: WORKSPACE, pathNot: ['^internal/bridge/', '^internal/providers/', SHARED] },
+    ),
+    forbid(
+      'core-uses-the-provider-contract',
+      'Of the providers the core uses only their contract face (@agent-bridge/providers: ' +
+        'Provider, AgentHandle, SessionSpec, events, the permission vocabulary, errors), never ' +
+        'the host face (@agent-bridge/providers/host: registry, spawner, watchdog) or a file ' +
+        "behind either. Tests of the core may use the host face's helpers.",
+      { path: '^internal/bridge/', pathNot: '[.]test[.]ts$' },
+      { path: '^internal/providers/', pathNot: '^internal/providers/src/index[.]ts$' },
     ),
     forbid(
       'internal-leaf-imports-no-workspace-package',
       'config, pki, auth and providers (and any new internal package) import none of our ' +
         'other packages: each stands on its own. Only the core and the server depend on others.',
       { path: '^internal/([^/]+)/', pathNot: '^internal/(bridge|server)/' },
-      { path: WORKSPACE, pathNot: '^internal/$1/' },
+      { path: WORKSPACE, pathNot: ['^internal/$1/', SHARED] },
     ),
     forbid(
       'server-imports-daemon-parts-only',
       'The server is the only part that meets both worlds: it imports proto, config, pki, ' +
         'auth, core and providers, but no entry point (cmd/*), test or benchmark.',
       { path: '^internal/server/' },
-      { path: WORKSPACE, pathNot: ['^internal/', '^packages/proto/'] },
+      { path: WORKSPACE, pathNot: ['^internal/', '^packages/proto/', SHARED] },
     ),
     forbid(
       'bridgectl-uses-the-public-sdk',
@@ -71,7 +86,7 @@ export default {
       { path: '^cmd/bridgectl/' },
       {
         path: WORKSPACE,
-        pathNot: ['^cmd/bridgectl/', '^packages/(bridgeclient|proto)/', '^internal/cli/'],
+        pathNot: ['^cmd/bridgectl/', '^packages/(bridgeclient|proto)/', '^internal/cli/', SHARED],
       },
     ),
     forbid(

@@ -1,5 +1,5 @@
 import { EventRedactor, SecretRedactor } from '@agent-bridge/bridge';
-import { LineSplitter } from '@agent-bridge/providers';
+import { LineSplitter } from '@agent-bridge/providers/host';
 import { against, type Row } from './row.js';
 
 const CHUNK = 64 * 1024;

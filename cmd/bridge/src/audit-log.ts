@@ -1,7 +1,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Audit, AuditRecord, Redactor } from '@agent-bridge/bridge';
-import { makeDirectories } from '@agent-bridge/providers';
+import { makeDirectories } from '@agent-bridge/providers/host';
 import pino, { type Logger } from 'pino';
 import { jsonLine } from './json-line.js';
 

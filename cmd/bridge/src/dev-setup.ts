@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { profilesPath, writeGeneratedProfile } from '@agent-bridge/cli';
 import { createCA, generateJwtKeyPair, issueCert } from '@agent-bridge/pki';
-import { KNOWN_AGENT_IDS, resolveBinary } from '@agent-bridge/providers';
+import { KNOWN_AGENT_IDS, resolveBinary } from '@agent-bridge/providers/host';
 
 export const DEV_ISSUER = 'dev';
 export const DEV_PROJECT = 'dev';

@@ -10,15 +10,16 @@ import {
   compileRedactPattern,
   loadConfig,
 } from '@agent-bridge/config';
+import type { Provider } from '@agent-bridge/providers';
 import {
   createProviders,
   LiveProcessGroups,
-  type Provider,
   ProviderConfigError,
   type ProviderHost,
   SupervisedProcess,
   trackingSpawner,
-} from '@agent-bridge/providers';
+} from '@agent-bridge/providers/host';
+import { scope } from '@agent-bridge/scope';
 
 import { type AuditLog, createAuditLog } from './audit-log.js';
 import { startDaemon } from './daemon.js';
@@ -97,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
   // Every agent process group, from spawn to exit: what the orphan guard watches.
   const groups = new LiveProcessGroups();
   // Ends the providers' background health probes when the daemon stops.
-  const lifetime = new AbortController();
+  const lifetime = scope();
   // The only place providers learn about the process they run in.
   const host: ProviderHost = {
     parentEnv: process.env,
@@ -116,7 +117,7 @@ async function main(argv: string[]): Promise<number> {
       }
       const file = resolve(invokedFrom, values.config);
       return command === 'run'
-        ? run(file, host, groups).finally(() => lifetime.abort())
+        ? run(file, host, groups).finally(() => lifetime.end())
         : checkConfig(file, host);
     }
     case 'dev': {
@@ -132,7 +133,7 @@ async function main(argv: string[]): Promise<number> {
       if (setup.created)
         process.stderr.write(`bridge dev: created a development PKI in ${setup.files.dir}\n`);
       return run(setup.files.config, host, groups, { files: setup.files, listen }).finally(() =>
-        lifetime.abort(),
+        lifetime.end(),
       );
     }
     default:

@@ -9,7 +9,7 @@ import {
   recordFile,
   type SupervisionLog,
   sweepOrphanedGroups,
-} from '@agent-bridge/providers';
+} from '@agent-bridge/providers/host';
 import type { Logger } from 'pino';
 
 /** What keeps agents from outliving the daemon; closed after a clean stop. */

@@ -3,7 +3,7 @@ import { access, mkdtemp, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { loadIssuerKeys } from '@agent-bridge/auth';
 import type { BridgeConfig } from '@agent-bridge/config';
-import { resolveBinary, resolveProviderDefinition } from '@agent-bridge/providers';
+import { resolveBinary, resolveProviderDefinition } from '@agent-bridge/providers/host';
 import { loadTlsMaterial } from '@agent-bridge/server';
 
 /** What stops the daemon from starting, and what only makes a provider unavailable. */

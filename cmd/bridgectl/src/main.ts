@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // Entry point: `npm run bridgectl -- <command>`, or `bridgectl` once built. Wires the real process into the CLI.
 import { outputClosed } from '@agent-bridge/cli';
+import { scope } from '@agent-bridge/scope';
 import { runCli } from './cli.js';
 import { terminalReadAnswer } from './terminal-prompt.js';
 
-const interrupt = new AbortController();
-// The first Ctrl-C ends a following stream quietly; a second one leaves at once.
+// The command's scope: the first Ctrl-C ends a following stream quietly (a
+// second one leaves at once), and so does a closed output (`| head`).
+const command = scope(outputClosed());
 process.once('SIGINT', () => {
-  interrupt.abort();
+  command.end();
   process.once('SIGINT', () => process.exit(130));
 });
 const exitCode = await runCli(process.argv.slice(2), {
@@ -19,8 +21,7 @@ const exitCode = await runCli(process.argv.slice(2), {
   now: () => new Date(),
   stdoutIsTty: process.stdout.isTTY === true,
   stderrIsTty: process.stderr.isTTY === true,
-  // A closed output (`| head`) stops a command as Ctrl-C does, but quietly.
-  signal: AbortSignal.any([interrupt.signal, outputClosed()]),
+  signal: command.signal,
   readAnswer: terminalReadAnswer(process.stdin, process.stdout),
 });
 process.exitCode = exitCode;

@@ -4,6 +4,7 @@ import {
   type PermissionRequest,
   type PermissionResolution,
 } from '@agent-bridge/bridgeclient';
+import { scope } from '@agent-bridge/scope';
 import type { CtlIo } from './ctl-io.js';
 import { DECISION_WORDS } from './render-events.js';
 
@@ -70,16 +71,15 @@ export async function promptPermission(
   request: PermissionRequest,
   deps: PermissionPromptDeps,
 ): Promise<PromptOutcome> {
-  const done = new AbortController();
-  const stop = () => done.abort();
-  deps.signal?.addEventListener('abort', stop, { once: true });
+  // The prompt's scope: answered, resolved elsewhere, or the command's end.
+  const done = scope(deps.signal ?? []);
   let caughtUp: () => void = () => undefined;
   const watchCaughtUp = new Promise<false>((resolve) => {
     caughtUp = () => resolve(false);
   });
   // A watch that fails only costs the early notice: the answer still works.
   const resolved = deps.watchResolution(caughtUp, done.signal).catch(() => undefined);
-  void resolved.then((r) => r && done.abort());
+  void resolved.then((r) => r && done.end());
   try {
     const resolvedBeforeAsking = await Promise.race([
       watchCaughtUp,
@@ -94,7 +94,7 @@ export async function promptPermission(
         deps.write(`  answer ${choices(request.options)}\n`);
         continue;
       }
-      done.abort();
+      done.end();
       return await send(decision, deps);
     }
     if (deps.signal?.aborted) return 'interrupted';
@@ -104,8 +104,7 @@ export async function promptPermission(
     );
     return 'resolved';
   } finally {
-    done.abort();
-    deps.signal?.removeEventListener('abort', stop);
+    done.end();
     await resolved;
   }
 }

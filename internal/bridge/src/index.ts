@@ -6,7 +6,7 @@ export {
   noAudit,
 } from './audit.js';
 export { type Clock, systemClock } from './clock.js';
-export { BridgeError, type ErrorKind, exhausted } from './errors.js';
+export { BridgeError, type ErrorKind, exhausted, unavailable } from './errors.js';
 export type { BridgeEvent } from './event.js';
 export { type EventCodec, jsonEventCodec, type SessionIdentity } from './event-codec.js';
 export { type EventObserver, noEventObserver } from './event-observer.js';

@@ -1,4 +1,5 @@
 import { type AgentHandle, SpawnError, StartupError } from '@agent-bridge/providers';
+import { type Scope, scope } from '@agent-bridge/scope';
 import type { Timers } from './clock.js';
 import type { PinnedDirectory } from './pinned-directory.js';
 import type { Session } from './session.js';
@@ -26,35 +27,31 @@ export interface LaunchDeps {
  */
 export async function launchAgent(session: Session, deps: LaunchDeps): Promise<void> {
   const { timers, logger, startupTimeoutMs, workspace } = deps;
-  // Aborted when start-up times out or the session is stopped meanwhile.
-  // Not AbortSignal.any: Node keeps a composite signal with listeners for as
-  // long as none of its sources aborts, and with it the whole session.
-  const abandon = new AbortController();
-  const settled = new AbortController();
+  // Abandoned when start-up times out or the session is stopped meanwhile:
+  // the provider watches it while it starts, so it ends for nothing else.
+  const abandon = scope(session.startupAbandoned);
+  // Ended once start-up has settled, either way.
+  const settled = scope();
   // The startup timeout's clock: at most one timer runs, ended by `stop`,
   // by a restart (a fresh one replaces it) or once start-up has settled.
-  let clock: AbortController | undefined;
+  let clock: Scope | undefined;
   const startupClock = {
     stop: () => {
-      clock?.abort();
+      clock?.end();
       clock = undefined;
     },
     restart: () => {
       startupClock.stop();
       if (settled.signal.aborted) return;
-      clock = new AbortController();
+      clock = scope(settled.signal);
       timers.after(
         startupTimeoutMs,
-        () => abandon.abort(new StartupTimeout(startupTimeoutMs)),
+        () => abandon.end(new StartupTimeout(startupTimeoutMs)),
         clock.signal,
       );
     },
   };
-  settled.signal.addEventListener('abort', startupClock.stop, { once: true });
   startupClock.restart();
-  const stopped = () => abandon.abort(session.startupAbandoned.reason);
-  if (session.startupAbandoned.aborted) stopped();
-  else session.startupAbandoned.addEventListener('abort', stopped, { once: true });
   const signal = abandon.signal;
   let starting: Promise<AgentHandle> | undefined;
   try {
@@ -71,8 +68,9 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       emit: (ev) => {
         if (!session.ended) session.append(ev);
       },
-      askPermission: (ask) => session.permissions.ask(ask),
+      askPermission: (ask, within) => session.permissions.ask(ask, within),
       signal,
+      lifetime: session.lifetime.signal,
       startupClock,
     });
     // Not released before the provider is done with it, even when this
@@ -115,8 +113,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     if (err instanceof SpawnError) throw spawnFailure(err);
     throw err;
   } finally {
-    settled.abort();
-    session.startupAbandoned.removeEventListener('abort', stopped);
+    settled.end();
     if (starting === undefined) await workspace.close();
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_RULES, mayHoldSecret, rulesFor } from './redaction-rules.js';
+import { mayHoldSecret } from './may-hold-secret.js';
+import { BUILTIN_RULES, rulesFor } from './redaction-rules.js';
 import { SecretRedactor } from './redactor.js';
 import { StreamRedactor } from './stream-redactor.js';
 import { CASES } from './testing/redaction-cases.js';

@@ -1,17 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PermissionAsk, PermissionVerdict } from '@agent-bridge/providers';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AuditRecord } from './audit.js';
 import { BridgeError } from './errors.js';
 import type { BridgeEvent } from './event.js';
 import type { PermissionPolicy } from './permission-policy.js';
-import { SessionManager } from './session-manager.js';
-import { FakeClock } from './testing/fake-clock.js';
-import { FakeProvider } from './testing/fake-provider.js';
-import { readToEnd, silentLogger, testSettings, within } from './testing/fixtures.js';
+import { gateFixture } from './testing/gate-fixture.js';
 import type { Caller } from './types.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'gate-')));
@@ -35,60 +30,12 @@ const bash: PermissionAsk = {
 };
 
 function setup(policy: Partial<PermissionPolicy> = {}) {
-  const clock = new FakeClock();
-  const provider = new FakeProvider('fake', { interrupt: true });
-  const audit: AuditRecord[] = [];
-  const manager = new SessionManager({
-    settings: testSettings({
-      allowedPaths: [root],
-      permissionPolicy: () => ({
-        mode: 'ask',
-        timeoutMs: TIMEOUT_MS,
-        fallback: 'deny',
-        autoAllow: [],
-        ...policy,
-      }),
-    }),
-    providers: new Map([[provider.id, provider]]),
-    logger: silentLogger,
-    clock,
-    timers: clock,
-    audit: (r) => audit.push(r),
+  const { clock, manager, audit, start } = gateFixture({
+    root,
+    caller: alice,
+    timeoutMs: TIMEOUT_MS,
+    policy,
   });
-  const start = async () => {
-    const snap = await within(
-      manager.start(alice, {
-        projectId: 'alpha',
-        sessionId: randomUUID(),
-        repoPath: root,
-        provider: 'fake',
-        agentOpts: {},
-      }),
-      'the start',
-    );
-    const agent = provider.agents.at(-1)!;
-    const id = snap.sessionId;
-    const events = () =>
-      manager
-        .openStream(
-          alice,
-          { sessionId: id, afterSeq: 0, subscriberId: '' },
-          AbortSignal.timeout(5000),
-          {
-            maxEvents: 1000,
-            maxBytes: 1 << 20,
-          },
-        )
-        [Symbol.asyncIterator]();
-    /** Every event so far (the session keeps running). */
-    const sofar = async (): Promise<BridgeEvent[]> => {
-      const it = events();
-      const r = await within(it.next(), 'the stored events');
-      await it.return?.();
-      return r.done ? [] : r.value.events();
-    };
-    return { id, agent, sofar, history: () => readToEnd(events()) };
-  };
   const respond = (
     caller: Caller,
     sessionId: string,
@@ -143,7 +90,7 @@ describe('PermissionGate: mode ask', () => {
         expires_at: new Date(Date.UTC(2025, 0, 1) + TIMEOUT_MS).toISOString(),
       },
     });
-    await Promise.resolve();
+    // Reading the events above took several turns of the loop: still no answer.
     expect(verdict).toBeUndefined();
 
     const seq = respond(alice, s.id, 'perm-1', 'deny', 'not in CI');
@@ -291,13 +238,15 @@ describe('PermissionGate: mode ask', () => {
 });
 
 describe('PermissionGate: nothing is left hanging', () => {
-  it('an interrupt refuses waiting requests, even with an allow default; the session goes on asking', async () => {
+  it('an interrupt refuses waiting requests, even with an allow default, and what its turn asks later; the next turn asks as usual', async () => {
     const { manager, start } = setup({ fallback: 'allow' });
     const s = await start();
     const answered = s.agent.ask(bash);
     await manager.interrupt(alice, s.id);
     expect(await answered).toMatchObject({ decision: 'deny', decidedBy: 'interrupt' });
-    const next = s.agent.ask(bash);
+    // The turn is being cancelled: nothing more is granted in it.
+    expect(await s.agent.ask(bash)).toMatchObject({ decision: 'deny', decidedBy: 'interrupt' });
+    const next = s.agent.ask({ ...bash, turnId: 'turn-2' });
     expect(ofType(await s.sofar(), 'PERMISSION_REQUESTED').at(-1)?.data?.default).toBe(
       'allow_once',
     );
@@ -309,15 +258,9 @@ describe('PermissionGate: nothing is left hanging', () => {
     const s = await start();
     const mine = s.agent.ask(bash);
     const other = s.agent.ask({ ...bash, turnId: 'turn-2' });
-    s.agent.emit({
-      type: 'TURN_COMPLETED',
-      stream: 'system',
-      text: 'interrupted',
-      turnId: 'turn-1',
-      data: { interrupted: true },
-    });
+    s.agent.completeTurn('turn-1', true);
     expect(await mine).toMatchObject({ decision: 'deny', decidedBy: 'interrupt' });
-    s.agent.emit({ type: 'TURN_COMPLETED', stream: 'system', text: 'completed', turnId: 'turn-2' });
+    s.agent.completeTurn('turn-2');
     expect(await other).toMatchObject({ decision: 'deny', decidedBy: 'turn_end' });
     const types = (await s.sofar()).map((e) => `${e.type}:${e.turnId}`);
     expect(types.slice(-4)).toEqual([

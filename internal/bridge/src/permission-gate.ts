@@ -5,14 +5,12 @@ import type {
   PermissionDecision,
   PermissionVerdict,
 } from '@agent-bridge/providers';
+import { type EndCause, endCause, type Scope, scope } from '@agent-bridge/scope';
 import type { Audit } from './audit.js';
 import type { Clock, Timers } from './clock.js';
 import { BridgeError, precondition } from './errors.js';
 import { type PermissionPolicy, toolMatcher } from './permission-policy.js';
 import type { Caller } from './types.js';
-
-/** Why requests nobody answered were resolved by the policy's fallback. */
-export type SettleCause = 'timeout' | 'interrupt' | 'turn_end' | 'stop' | 'shutdown' | 'exit';
 
 /** Resolved requests remembered per session, so a late answer hears how (FAILED_PRECONDITION). */
 const REMEMBERED_RESOLUTIONS = 1024;
@@ -35,17 +33,18 @@ interface Pending {
   options: readonly PermissionDecision[];
   turnId: string | undefined;
   resolve(verdict: PermissionVerdict): void;
-  /** Cancels the request's timeout. */
-  timer: AbortController;
+  /** The request's lifetime: inside its turn's, with the request's own timeout. */
+  scope: Scope;
 }
 
 /**
  * A session's permission requests: each is recorded (PERMISSION_REQUESTED),
  * decided by a session grant, `auto_allow`, the policy or a client's answer,
  * and recorded again (PERMISSION_RESOLVED) and audited once decided. A
- * request waiting for a client is resolved by the policy's fallback when
- * its time is up, when the turn is interrupted and when the session ends:
- * the agent always gets its answer.
+ * request waiting for a client lives in a scope inside its turn's: when its
+ * time is up, its turn ends or is interrupted, or the session ends, the
+ * scope ends and the request is resolved by the default for that cause.
+ * The agent always gets its answer, exactly once.
  */
 export class PermissionGate {
   private readonly pending = new Map<string, Pending>();
@@ -57,8 +56,6 @@ export class PermissionGate {
   private readonly granted = new Set<string>();
   private readonly autoAllowed: (tool: string) => boolean;
   private count = 0;
-  /** Set once the session ends: later requests get the fallback at once. */
-  private closedBy: SettleCause | undefined;
 
   constructor(private readonly deps: PermissionGateDeps) {
     this.autoAllowed = toolMatcher(deps.policy.autoAllow);
@@ -69,11 +66,12 @@ export class PermissionGate {
     return this.pending.size;
   }
 
-  ask(ask: PermissionAsk): Promise<PermissionVerdict> {
+  /** Decides `ask`, at once or when answered; the request lives no longer than `within`. */
+  ask(ask: PermissionAsk, within: AbortSignal): Promise<PermissionVerdict> {
     const { policy } = this.deps;
     const requestId = `perm-${++this.count}`;
     const immediate = this.immediateDecision(ask);
-    const waits = immediate === undefined && this.closedBy === undefined;
+    const waits = immediate === undefined && !within.aborted;
     const data: EventData = {
       ...ask.details,
       request_id: requestId,
@@ -101,18 +99,22 @@ export class PermissionGate {
         options: ask.options,
         turnId: ask.turnId,
         resolve,
-        timer: new AbortController(),
+        scope: scope(within, {
+          timeoutMs: policy.timeoutMs,
+          after: (ms, fn, s) => this.deps.timers.after(ms, fn, s),
+        }),
       };
       this.pending.set(requestId, entry);
-      if (immediate) this.settle(requestId, immediate.decision, immediate.decidedBy);
-      else if (this.closedBy) this.settle(requestId, this.fallback(ask.options), this.closedBy);
-      else {
-        this.deps.timers.after(
-          policy.timeoutMs,
-          () => this.settle(requestId, this.fallback(ask.options), 'timeout'),
-          entry.timer.signal,
-        );
+      if (immediate) {
+        this.settle(requestId, immediate.decision, immediate.decidedBy);
+        return;
       }
+      const unanswered = () => {
+        const cause = endCause(entry.scope.signal) ?? 'exit';
+        this.settle(requestId, this.unanswered(cause, ask.options), cause);
+      };
+      if (entry.scope.signal.aborted) unanswered();
+      else entry.scope.signal.addEventListener('abort', unanswered, { once: true });
     });
   }
 
@@ -147,38 +149,13 @@ export class PermissionGate {
   }
 
   /**
-   * Resolves every waiting request nobody answered (see `unanswered`); with
-   * an ending cause, requests that come later too.
-   */
-  settleAll(cause: SettleCause): void {
-    if (cause === 'stop' || cause === 'shutdown' || cause === 'exit') this.closedBy ??= cause;
-    for (const [id, entry] of [...this.pending]) {
-      this.settle(id, this.unanswered(cause, entry.options), cause);
-    }
-  }
-
-  /**
-   * The turn ended (by its own deadline, or the agent gave up on its
-   * request): what it asked and nobody answered will never be read, so it is
-   * resolved now rather than at its timeout.
-   */
-  settleTurn(turnId: string, cause: 'interrupt' | 'turn_end'): void {
-    for (const [id, entry] of [...this.pending]) {
-      if (entry.turnId === turnId) this.settle(id, this.unanswered(cause, entry.options), cause);
-    }
-  }
-
-  /**
    * The decision for a request nobody answered: the policy's fallback,
    * except in a turn that is cancelled or over, whose requests are refused
    * whatever the fallback says: the caller asked the turn to stop, an ACP
    * agent is told "cancelled" after session/cancel, and an allow would let
    * the agent start something in a turn that is ending.
    */
-  private unanswered(
-    cause: SettleCause,
-    options: readonly PermissionDecision[],
-  ): PermissionDecision {
+  private unanswered(cause: EndCause, options: readonly PermissionDecision[]): PermissionDecision {
     return cause === 'interrupt' || cause === 'turn_end' ? 'deny' : this.fallback(options);
   }
 
@@ -223,7 +200,8 @@ export class PermissionGate {
     const entry = this.pending.get(requestId);
     if (!entry) return 0;
     this.pending.delete(requestId);
-    entry.timer.abort();
+    // Disarms the timeout and lets go of the turn's signal (its listener now finds nothing).
+    entry.scope.end();
     this.remember(requestId, decision, decidedBy);
     if (decision === 'allow_session') this.granted.add(entry.tool);
     const data: EventData = {

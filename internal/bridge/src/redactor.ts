@@ -1,6 +1,7 @@
 import type { EventData } from '@agent-bridge/providers';
+import { mayHoldSecret } from './may-hold-secret.js';
 import { PlainText } from './plain-text.js';
-import { mayHoldSecret, type RedactionRule, rulesFor, SECRET_KEY_NAME } from './redaction-rules.js';
+import { type RedactionRule, rulesFor, SECRET_KEY_NAME } from './redaction-rules.js';
 
 /** Replaces secrets in one self-contained text before it is stored, logged or sent. */
 export type Redactor = (text: string) => string;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InputClosedError, type Provider } from '@agent-bridge/providers';
+import { ScopeEnded, scope } from '@agent-bridge/scope';
 import { AllowedPaths } from './allowed-paths.js';
 import { type Audit, noAudit } from './audit.js';
 import { type Clock, systemClock, systemTimers, type Timers } from './clock.js';
@@ -77,8 +78,11 @@ export class SessionManager {
   private readonly clock: Clock;
   private readonly timers: Timers;
   private readonly subscriptions: Subscriptions;
-  /** Aborted by shutdown: stops the sweeper and refuses new sessions. */
-  private readonly closing = new AbortController();
+  /**
+   * The daemon's scope, ended by shutdown (ScopeEnded "shutdown"): stops the
+   * sweeper, refuses new sessions, and every session's scope lives inside it.
+   */
+  private readonly daemon = scope();
   /** What every event and cursor here belongs to; see SessionManagerDeps.historyId. */
   readonly historyId: string;
 
@@ -102,14 +106,20 @@ export class SessionManager {
     );
     startSweeper(
       {
-        sessions: this.sessions,
+        sessions: () => this.sessions.values(),
+        evict: (s) => this.evict(s),
         settings: deps.settings,
         clock: this.clock,
         timers: this.timers,
         logger: deps.logger,
       },
-      this.closing.signal,
+      this.daemon.signal,
     );
+  }
+
+  /** Aborted when the daemon shuts down; a call's scope lives inside it. */
+  get lifetime(): AbortSignal {
+    return this.daemon.signal;
   }
 
   get providers(): ReadonlyMap<string, Provider> {
@@ -122,7 +132,7 @@ export class SessionManager {
   }
 
   get shuttingDown(): boolean {
-    return this.closing.signal.aborted;
+    return this.daemon.signal.aborted;
   }
 
   /** Sessions by state, for the daemon and for `projectId`, with the limits that apply. */
@@ -152,7 +162,7 @@ export class SessionManager {
       const key = `${snap.provider}\u0000${snap.status}`;
       const g = groups.get(key) ?? { ...snap, sessions: 0, subscribers: 0, permissionsWaiting: 0 };
       g.sessions++;
-      g.subscribers += s.activeStreams;
+      g.subscribers += s.readerCount;
       g.permissionsWaiting += s.permissions.waiting;
       groups.set(key, g);
     }
@@ -227,16 +237,14 @@ export class SessionManager {
       audit: this.deps.audit ?? noAudit,
       observer: this.deps.observer ?? noEventObserver,
       codec: this.deps.codec ?? jsonEventCodec,
+      lifetime: this.daemon.signal,
       startedBy: caller,
     });
     this.sessions.set(req.sessionId, session);
     const startupTimeoutMs = settings.startupTimeoutMs(req.provider);
-    session.started = launchAgent(session, {
-      timers: this.timers,
-      logger,
-      startupTimeoutMs,
-      workspace,
-    });
+    session.beginStartup(
+      launchAgent(session, { timers: this.timers, logger, startupTimeoutMs, workspace }),
+    );
     try {
       await session.started;
     } catch (err) {
@@ -336,10 +344,8 @@ export class SessionManager {
         'interrupt_unsupported',
       );
     }
-    const result = agent.interrupt();
-    // Requests of the interrupted turn get the fallback; the agent has been told to stop first.
-    s.permissions.settleAll('interrupt');
-    return result;
+    // The turn's scope ends with the cancel: what it waits on is refused.
+    return agent.interrupt();
   }
 
   /** A client's answer to a permission request; returns the seq of PERMISSION_RESOLVED. */
@@ -386,10 +392,17 @@ export class SessionManager {
 
   /** Refuses new work, stops every session (graceful, bounded by the grace period) and waits. */
   async shutdown(): Promise<void> {
-    this.closing.abort();
+    this.daemon.end(new ScopeEnded('shutdown'));
     await Promise.all(
       [...this.sessions.values()].map((s) => s.stop('shutdown', false).catch(() => undefined)),
     );
+  }
+
+  /** Forgets an ended session (past its retention): its events and cursors go with it. */
+  private evict(session: Session): void {
+    if (session.live)
+      throw new Error(`session ${session.id} is live: only an ended one is evicted`);
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
   }
 
   /** Looks a session up for `caller`; another project's session is "not found". */

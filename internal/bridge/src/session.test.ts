@@ -33,9 +33,11 @@ describe('Session', () => {
   it('a stop during start-up stops the agent once it is there, and says why', async () => {
     const { session, agent } = setup();
     let started!: () => void;
-    session.started = new Promise((resolve) => {
-      started = resolve;
-    });
+    session.beginStartup(
+      new Promise((resolve) => {
+        started = resolve;
+      }),
+    );
     const stopping = session.stop('stop_requested', false);
     expect(session.status).toBe('STOPPING');
     session.markRunning(agent);

@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentHandle, ExitInfo, Provider } from '@agent-bridge/providers';
+import { type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
 import type { Audit } from './audit.js';
 import type { Clock, Timers } from './clock.js';
 import { CursorStore } from './cursors.js';
@@ -32,6 +33,8 @@ export interface SessionDeps {
   audit: Audit;
   observer: EventObserver;
   codec: EventCodec;
+  /** The daemon's scope: the session's lives inside it. */
+  lifetime: AbortSignal;
   /** Who started the session, named in its audit records. */
   startedBy?: Caller | undefined;
 }
@@ -58,11 +61,17 @@ export class Session {
   readonly inputKeys = new IdempotencyKeys();
   /** The agent's permission requests and their answers. */
   readonly permissions: PermissionGate;
+  /**
+   * The session's scope, inside the daemon's: ended when the session is
+   * stopped ("stop", "shutdown") or its agent is gone ("exit"). Its turns,
+   * and what they wait on, live inside it.
+   */
+  readonly lifetime: Scope;
   readonly createdAt: number;
   /** Settles when start-up has finished (either way); identical retries and stops wait on it. */
-  started: Promise<void> | undefined;
-  activeStreams = 0;
-  lastActivity: number;
+  private startedPromise: Promise<void> | undefined;
+  private readers = 0;
+  private lastActive: number;
   private state: SessionStatus = 'STARTING';
   private agent: AgentHandle | undefined;
   private pid = 0;
@@ -73,8 +82,15 @@ export class Session {
   private stopReason: StopReason | undefined;
   private stopping: Promise<void> | undefined;
   private readonly stopGracePeriodMs: number;
-  private readonly startup = new AbortController();
+  /**
+   * Ended (StoppedDuringStartup) by a stop while starting, and by nothing
+   * else: the provider may watch it for as long as its start-up runs.
+   */
+  private readonly startup: Scope;
   private readonly redaction: EventRedactor;
+  /** Settles once the terminal event is recorded. */
+  private readonly terminal: Promise<void>;
+  private terminalRecorded: () => void = () => undefined;
   /** The end of the session's stderr as stored, so already redacted. */
   private stderrTail = '';
 
@@ -101,6 +117,11 @@ export class Session {
     });
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
     this.stopGracePeriodMs = settings.stopGracePeriodMs;
+    this.lifetime = scope(deps.lifetime);
+    this.startup = scope();
+    this.terminal = new Promise((resolve) => {
+      this.terminalRecorded = resolve;
+    });
     this.redaction = new EventRedactor(deps.secrets);
     this.permissions = new PermissionGate({
       policy: settings.permissionPolicy(request.provider),
@@ -113,11 +134,48 @@ export class Session {
       startedBy: deps.startedBy,
     });
     this.createdAt = this.clock.now();
-    this.lastActivity = this.createdAt;
+    this.lastActive = this.createdAt;
   }
 
   get id(): string {
     return this.request.sessionId;
+  }
+
+  /** Settles when start-up has finished (either way); undefined before it began. */
+  get started(): Promise<void> | undefined {
+    return this.startedPromise;
+  }
+
+  /** Start-up has begun: identical retries and stops wait on `startup`. Once only. */
+  beginStartup(startup: Promise<void>): void {
+    if (this.startedPromise) throw new Error(`session ${this.id} was already started`);
+    this.startedPromise = startup;
+  }
+
+  /** Readers attached now (StreamEvents and StreamEventBatches calls). */
+  get readerCount(): number {
+    return this.readers;
+  }
+
+  /** When the session last stored an event or was read: what its idle timeout counts from. */
+  get lastActivity(): number {
+    return this.lastActive;
+  }
+
+  /** A reader attached at `now`. */
+  readerAttached(now: number): void {
+    this.readers++;
+    this.lastActive = now;
+  }
+
+  /** A reader went away. */
+  readerDetached(): void {
+    this.readers--;
+  }
+
+  /** Something read the session at `now`: it is not idle. */
+  touched(now: number): void {
+    this.lastActive = now;
   }
 
   get projectId(): string {
@@ -167,13 +225,6 @@ export class Session {
    * before this event is stored first.
    */
   append(ev: AgentEvent): void {
-    // A turn's unanswered requests are resolved before the event that ends it.
-    if (ev.type === 'TURN_COMPLETED' && ev.turnId) {
-      this.permissions.settleTurn(
-        ev.turnId,
-        ev.data?.interrupted === true ? 'interrupt' : 'turn_end',
-      );
-    }
     for (const out of this.redaction.events(ev)) this.store(out);
   }
 
@@ -193,7 +244,7 @@ export class Session {
 
   private store(ev: AgentEvent): BridgeEvent {
     const stored = this.eventAt(this.ring.lastSeq + 1, ev);
-    this.lastActivity = stored.timestamp;
+    this.lastActive = stored.timestamp;
     this.observer.stored(this.request.provider, stored, this.ring.push(stored));
     if (stored.type === 'STDERR') this.keepStderr(stored.text, stored.data?.continued === true);
     auditEvent(this.audit, stored, this.startedBy?.identity);
@@ -279,9 +330,9 @@ export class Session {
     if (this.ended) return Promise.resolve();
     if (this.stopping && !force) return this.stopping;
     this.stopReason ??= reason;
+    if (this.state === 'STARTING') this.startup.end(new StoppedDuringStartup(this.stopReason));
     // The agent is going: nothing it asks now waits for an answer.
-    this.permissions.settleAll(this.stopReason === 'shutdown' ? 'shutdown' : 'stop');
-    if (this.state === 'STARTING') this.startup.abort(new StoppedDuringStartup(this.stopReason));
+    this.lifetime.end(new ScopeEnded(this.stopReason === 'shutdown' ? 'shutdown' : 'stop'));
     this.state = 'STOPPING';
     this.stopping = this.stopAgent(force);
     return this.stopping;
@@ -290,13 +341,13 @@ export class Session {
   private async stopAgent(force: boolean): Promise<void> {
     // A stop during start-up waits for the start-up to end (it was told to
     // give up), then stops the agent if one came up all the same.
-    await this.started?.catch(() => undefined);
+    await this.startedPromise?.catch(() => undefined);
     const agent = this.agent;
     if (!agent) return;
     await agent.stop({ force, gracePeriodMs: this.stopGracePeriodMs });
-    // The exit handler, attached at launch, records the terminal event; let it run first.
-    await agent.exited.catch(() => undefined);
-    await Promise.resolve();
+    // The exit handler attached at launch records the terminal event: a
+    // stop is over once it has.
+    await this.terminal;
   }
 
   /**
@@ -305,7 +356,7 @@ export class Session {
    */
   finish(exit: ExitInfo): void {
     if (this.ended) return;
-    this.permissions.settleAll('exit');
+    this.lifetime.end(new ScopeEnded('exit'));
     for (const held of this.redaction.flush()) this.store(held);
     this.exitCode = exit.exitCode ?? undefined;
     this.exitSignal = exit.signal ?? '';
@@ -324,6 +375,7 @@ export class Session {
         done: true,
         data,
       });
+      this.terminalRecorded();
     } else {
       this.fail(exitText(exit), { ...data, stderr_tail: this.stderrTail });
     }
@@ -332,11 +384,12 @@ export class Session {
   /** Marks the session failed with a terminal event. */
   fail(error: string, data: Record<string, unknown>): void {
     if (this.ended) return;
-    this.permissions.settleAll('exit');
+    this.lifetime.end(new ScopeEnded('exit'));
     this.state = 'FAILED';
     this.error = error;
     this.endedAt ??= this.clock.now();
     this.append({ type: 'SESSION_FAILED', stream: 'system', text: error, done: true, error, data });
+    this.terminalRecorded();
   }
 
   snapshot(): SessionSnapshot {
@@ -354,7 +407,7 @@ export class Session {
       repoPath: this.repoPath,
       oldestSeq: this.ring.oldestSeq,
       lastSeq: this.ring.lastSeq,
-      subscriberCount: this.activeStreams,
+      subscriberCount: this.readers,
     };
   }
 }

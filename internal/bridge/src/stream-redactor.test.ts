@@ -1,4 +1,5 @@
-import { type AgentEvent, LineSplitter } from '@agent-bridge/providers';
+import type { AgentEvent } from '@agent-bridge/providers';
+import { LineSplitter } from '@agent-bridge/providers/host';
 import { describe, expect, it } from 'vitest';
 import { EventRedactor } from './event-redactor.js';
 import { REDACTED, SecretRedactor } from './redactor.js';

@@ -1,5 +1,6 @@
+import { mayHoldSecret } from './may-hold-secret.js';
 import { PlainText } from './plain-text.js';
-import { MAX_MATCH_CHARS, mayHoldSecret, PEM_BEGIN_AT_END, PEM_END } from './redaction-rules.js';
+import { MAX_MATCH_CHARS, PEM_BEGIN_AT_END, PEM_END } from './redaction-rules.js';
 import { replaceSpans, type SecretRedactor, type Span } from './redactor.js';
 
 /**

@@ -29,7 +29,7 @@ describe('Subscriptions', () => {
       never,
       batch,
     );
-    expect(session.activeStreams).toBe(2);
+    expect(session.readerCount).toBe(2);
     expect(
       await kindOf(() =>
         subs.open(session, { sessionId: session.id, afterSeq: 0, subscriberId: '' }, never, batch),
@@ -37,16 +37,16 @@ describe('Subscriptions', () => {
     ).toBe('resource_exhausted');
     a.close();
     a.close();
-    expect(session.activeStreams).toBe(1);
+    expect(session.readerCount).toBe(1);
     await within(b[Symbol.asyncIterator]().return!(), 'the stream to return');
-    expect(session.activeStreams).toBe(0);
+    expect(session.readerCount).toBe(0);
   });
 
   it('refuses to resume beyond the last event', async () => {
     const { session, subs } = setup();
     const req = { sessionId: session.id, afterSeq: 4, subscriberId: '' };
     expect(await kindOf(() => subs.open(session, req, never, batch))).toBe('out_of_range');
-    expect(session.activeStreams).toBe(0);
+    expect(session.readerCount).toBe(0);
   });
 
   it('resumes from after_seq, else from the acked position, else from the oldest event', async () => {

@@ -51,9 +51,9 @@ export class Subscriptions {
         'after_seq_beyond_last',
       );
     }
-    if (session.activeStreams >= this.maxSubscribers) {
+    if (session.readerCount >= this.maxSubscribers) {
       throw exhausted(
-        `session ${session.id} already has ${session.activeStreams} readers`,
+        `session ${session.id} already has ${session.readerCount} readers`,
         'reader_limit',
       );
     }
@@ -102,8 +102,7 @@ class Subscription implements EventStream {
   ) {
     const { sessionId, projectId, provider } = source.request;
     this.session = { sessionId, projectId, provider };
-    source.activeStreams++;
-    source.lastActivity = clock.now();
+    source.readerAttached(clock.now());
     this.batches = readEvents(
       source,
       {
@@ -120,7 +119,7 @@ class Subscription implements EventStream {
   close(): void {
     if (!this.open) return;
     this.open = false;
-    this.source.activeStreams--;
+    this.source.readerDetached();
     this.touch();
   }
 
@@ -137,7 +136,7 @@ class Subscription implements EventStream {
   /** Reading is activity: the session is not idle and the subscriber's cursor stays alive. */
   private touch(): void {
     const now = this.clock.now();
-    this.source.lastActivity = now;
+    this.source.touched(now);
     if (this.subscriberId) this.source.cursors.touch(this.subscriberId, now);
   }
 }

@@ -3,8 +3,10 @@ import type { Session } from './session.js';
 import type { CoreSettings, Logger } from './types.js';
 
 export interface SweeperDeps {
-  /** The live and retained sessions; the sweeper removes those past retention. */
-  sessions: Map<string, Session>;
+  /** The live and retained sessions. */
+  sessions(): Iterable<Session>;
+  /** Forgets an ended session past its retention (the manager owns the sessions). */
+  evict(session: Session): void;
   settings: CoreSettings;
   clock: Clock;
   timers: Timers;
@@ -29,20 +31,20 @@ function sweepInterval({ idleTimeoutMs, retentionMs, subscriberTtlMs }: CoreSett
   return Math.min(1000, Math.max(25, Math.min(idleTimeoutMs, retentionMs, subscriberTtlMs) / 4));
 }
 
-function sweep({ sessions, settings, clock, logger }: SweeperDeps): void {
+function sweep({ sessions, evict, settings, clock, logger }: SweeperDeps): void {
   const now = clock.now();
   const { idleTimeoutMs, retentionMs } = settings;
-  for (const s of sessions.values()) {
+  for (const s of [...sessions()]) {
     if (
       s.status === 'RUNNING' &&
-      s.activeStreams === 0 &&
+      s.readerCount === 0 &&
       idleTimeoutMs > 0 &&
       now - s.lastActivity >= idleTimeoutMs
     ) {
       logger.info({ sessionId: s.id }, 'session idle: stopping');
       s.stop('idle_timeout', false).catch(() => undefined);
     } else if (s.ended && s.stoppedAt !== undefined && now - s.stoppedAt >= retentionMs) {
-      sessions.delete(s.id);
+      evict(s);
     }
     s.cursors.expire(now);
   }

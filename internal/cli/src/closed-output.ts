@@ -1,3 +1,5 @@
+import { scope } from '@agent-bridge/scope';
+
 /**
  * The end of a CLI's output: `bridgectl events … | head` closes the pipe
  * while the CLI still writes, and the next write fails with EPIPE, an
@@ -13,14 +15,14 @@ const watched = new WeakMap<NodeJS.EventEmitter, AbortSignal>();
 function closedSignal(stream: NodeJS.EventEmitter): AbortSignal {
   const known = watched.get(stream);
   if (known) return known;
-  const controller = new AbortController();
-  watched.set(stream, controller.signal);
+  const closed = scope();
+  watched.set(stream, closed.signal);
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (controller.signal.aborted) return;
+    if (closed.signal.aborted) return;
     if (err.code !== 'EPIPE') throw err;
-    controller.abort(new DOMException('output closed', 'AbortError'));
+    closed.end(new DOMException('output closed', 'AbortError'));
   });
-  return controller.signal;
+  return closed.signal;
 }
 
 /**

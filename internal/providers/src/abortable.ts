@@ -1,3 +1,5 @@
+import { scope } from '@agent-bridge/scope';
+
 /**
  * Settles like `p`, or rejects with `signal`'s reason as soon as it aborts,
  * whichever comes first. `p` itself goes on: ending it is the caller's
@@ -32,25 +34,33 @@ export class DeadlineExceeded extends Error {
 
 /**
  * A signal that aborts after `ms` (reason DeadlineExceeded) or when
- * `parent` aborts (its reason). Call `dispose` when done: it clears the
- * timer and unhooks from `parent`. Not AbortSignal.any/timeout, which keep
- * every composite alive for as long as a long-lived parent has not aborted.
+ * `parent` aborts (its reason): a scope with a deadline. Call `dispose`
+ * when done: it disarms the timer and unhooks from `parent`.
  */
 export function deadline(
   ms: number,
   parent: AbortSignal,
 ): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onParent = () => controller.abort(parent.reason);
-  const timer = setTimeout(() => controller.abort(new DeadlineExceeded(ms)), ms);
-  timer.unref();
-  if (parent.aborted) onParent();
-  else parent.addEventListener('abort', onParent, { once: true });
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      clearTimeout(timer);
-      parent.removeEventListener('abort', onParent);
-    },
-  };
+  const s = scope(parent, { timeoutMs: ms, timeoutReason: () => new DeadlineExceeded(ms) });
+  return { signal: s.signal, dispose: () => s.end() };
+}
+
+/**
+ * The first of `promises` to settle, or 'waited' once `ms` have passed: the
+ * wait is a scope with a deadline, disarmed as soon as one settles. A
+ * rejection is passed on.
+ */
+export async function firstWithin<T>(
+  promises: readonly Promise<T>[],
+  ms: number,
+): Promise<T | 'waited'> {
+  const wait = scope([], { timeoutMs: ms });
+  try {
+    return await untilAborted(Promise.race(promises), wait.signal);
+  } catch (err) {
+    if (err === wait.signal.reason) return 'waited';
+    throw err;
+  } finally {
+    wait.end();
+  }
 }

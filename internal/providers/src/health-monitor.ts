@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { scope } from '@agent-bridge/scope';
 import { untilAborted } from './abortable.js';
 import { type BinaryIdentity, binaryIdentity, identityKey } from './binary-identity.js';
 import { ProbeSlots } from './probe-slots.js';
@@ -103,10 +104,9 @@ export class HealthMonitor {
    */
   async status(): Promise<ProviderStatus> {
     const looked = this.look();
-    const waited = new AbortController();
-    const timer = setTimeout(() => waited.abort(), BINARY_CHECK_WAIT_MS);
+    const waited = scope([], { timeoutMs: BINARY_CHECK_WAIT_MS });
     await untilAborted(looked, waited.signal).catch(() => undefined);
-    clearTimeout(timer);
+    waited.end();
     return this.snapshot();
   }
 

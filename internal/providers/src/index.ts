@@ -1,14 +1,9 @@
-export { AcpProvider } from './acp/acp-provider.js';
-export { resolveBinary } from './binary-probe.js';
-export { ClaudeProvider } from './claude/claude-provider.js';
-export { CodexProvider } from './codex/codex-provider.js';
+// The contract face of the providers: what the core may use. A provider and
+// the agent it runs (Provider, AgentHandle, SessionSpec), the events agents
+// produce, the permission vocabulary the core's gate answers in, and the
+// errors a start or an input can end with. How providers are built, spawned
+// and watched is the host face (host.ts), for cmd/bridge and the server.
 export type { AgentEvent, EventData, EventStream, EventType } from './events.js';
-export { createProbeHost, type ProbeHost } from './health-monitor.js';
-export { LineSplitter } from './line-splitter.js';
-export { LiveProcessGroups, trackingSpawner } from './live-process-groups.js';
-export { MOCK_AGENT_PATH, MockProvider } from './mock-provider.js';
-export { sweepOrphanedGroups } from './orphan-sweep.js';
-export { OrphanWatchdog } from './orphan-watchdog.js';
 export {
   type AskPermission,
   PERMISSION_DECISIONS,
@@ -16,9 +11,6 @@ export {
   type PermissionDecision,
   type PermissionVerdict,
 } from './permission.js';
-export { ensurePrivateDirectory, makeDirectories } from './private-directory.js';
-export { readBootId, readStartTime } from './proc-stat.js';
-export { ProcessGroupRecord, type RecordOwner, recordFile } from './process-group-record.js';
 export type {
   AgentHandle,
   AuthState,
@@ -29,23 +21,5 @@ export type {
   ProviderStatus,
   SessionSpec,
 } from './provider.js';
-export type { RecordedGroup } from './recorded-group.js';
-export {
-  createProviders,
-  KNOWN_AGENT_IDS,
-  ProviderConfigError,
-  type ProviderDefinition,
-  type ProviderHost,
-  resolveProviderDefinition,
-} from './registry.js';
-export { StartupGate } from './startup-gate.js';
-export { StdioProvider } from './stdio-provider.js';
-export {
-  type ExitInfo,
-  InputClosedError,
-  SpawnError,
-  StartupError,
-  SupervisedProcess,
-} from './supervised-process.js';
-export type { SupervisionLog } from './supervision-log.js';
+export { type ExitInfo, InputClosedError, SpawnError, StartupError } from './supervised-process.js';
 export type { VersionCoverage } from './tested-versions.js';

@@ -1,3 +1,4 @@
+import { endCause, type Scope, scope } from '@agent-bridge/scope';
 /** A request to the agent that failed: refused, timed out, or cut off by the agent's exit. */
 export class RequestError extends Error {
   constructor(
@@ -17,7 +18,8 @@ const CLOSED = -32099;
 interface Pending {
   resolve(v: unknown): void;
   reject(e: Error): void;
-  timer: NodeJS.Timeout | undefined;
+  /** The request's deadline, ended once it is answered. */
+  deadline: Scope | undefined;
   label: string;
 }
 
@@ -44,15 +46,14 @@ export class PendingRequests<Id extends string | number> {
     const id = this.nextId();
     write(id);
     return new Promise<T>((resolve, reject) => {
-      const timer =
-        timeoutMs > 0
-          ? setTimeout(() => {
-              this.pending.delete(id);
-              reject(new RequestError(`${label} timed out after ${timeoutMs}ms`, TIMED_OUT));
-            }, timeoutMs)
-          : undefined;
-      timer?.unref();
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer, label });
+      const deadline = timeoutMs > 0 ? scope([], { timeoutMs }) : undefined;
+      deadline?.signal.addEventListener('abort', () => {
+        if (endCause(deadline.signal) !== 'timeout' || this.pending.get(id)?.deadline !== deadline)
+          return;
+        this.pending.delete(id);
+        reject(new RequestError(`${label} timed out after ${timeoutMs}ms`, TIMED_OUT));
+      });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, deadline, label });
     });
   }
 
@@ -85,7 +86,7 @@ export class PendingRequests<Id extends string | number> {
     const p = this.pending.get(id);
     if (!p) return undefined;
     this.pending.delete(id);
-    if (p.timer) clearTimeout(p.timer);
+    p.deadline?.end();
     return p;
   }
 }

@@ -39,11 +39,13 @@ export interface PermissionVerdict {
 }
 
 /**
- * Asks whoever decides for the session. Never rejects: a request nobody
- * answers is resolved by the session's default (timeout, interrupt, stop,
- * exit), so a driver can always answer its agent.
+ * Asks whoever decides for the session. The request lives no longer than
+ * `signal`, the scope of the turn it belongs to (or of the session between
+ * turns): when that ends, or the request's own timeout passes, the request
+ * is resolved by the default for why (see EndCause). Never rejects, so a
+ * driver can always answer its agent.
  */
-export type AskPermission = (ask: PermissionAsk) => Promise<PermissionVerdict>;
+export type AskPermission = (ask: PermissionAsk, signal: AbortSignal) => Promise<PermissionVerdict>;
 
 /** The most a summary line keeps of a tool's input. */
 const SUMMARY_CHARS = 200;

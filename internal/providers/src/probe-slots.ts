@@ -1,3 +1,4 @@
+import { scope } from '@agent-bridge/scope';
 /**
  * At most `size` health probes start at a time, daemon-wide: at start-up
  * every provider is probed, and a dozen CLIs (each a Node or Bun process
@@ -25,15 +26,16 @@ export class ProbeSlots {
    */
   async run<T>(signal: AbortSignal, task: () => Promise<T>): Promise<T> {
     await this.acquire(signal);
+    // The slot goes back when the task ends or after holdMs, whichever comes first.
+    const hold = scope([], { timeoutMs: this.holdMs });
     let held = true;
     const release = () => {
       if (!held) return;
       held = false;
-      clearTimeout(timer);
+      hold.end();
       this.release();
     };
-    const timer = setTimeout(release, this.holdMs);
-    timer.unref();
+    hold.signal.addEventListener('abort', release, { once: true });
     try {
       return await task();
     } finally {

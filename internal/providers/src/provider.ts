@@ -82,6 +82,11 @@ export interface SessionSpec {
   /** Aborted when the start-up must be abandoned (startup timeout, a stop, shutdown): give up and leave no process. */
   signal: AbortSignal;
   /**
+   * The session's scope: ends (reason a ScopeEnded) when the session is
+   * stopped, its agent exits or the daemon shuts down. Turns live inside it.
+   */
+  lifetime: AbortSignal;
+  /**
    * The clock of the session's `startup_timeout`, running from the call of
    * `start`. A provider that makes the start-up wait its turn (behind
    * another start-up in the same home) stops it before the wait and

@@ -118,6 +118,7 @@ async function start(p: TestProvider, startupMs = 10_000, cwd = repo) {
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(startupMs),
     startupClock: { stop() {}, restart() {} },
+    lifetime: new AbortController().signal,
     askPermission: async () => ({ decision: 'deny', decidedBy: 'policy', reason: '' }),
   } satisfies SessionSpec);
   return { handle, events };

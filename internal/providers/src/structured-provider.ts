@@ -7,7 +7,7 @@ import type { AgentEvent } from './events.js';
 import { HealthMonitor, type ProbeHost } from './health-monitor.js';
 import type { JsonObject } from './json-value.js';
 import { OptionPolicy, type OptionSpecs } from './option-policy.js';
-import type { AskPermission } from './permission.js';
+import type { PermissionAsk, PermissionVerdict } from './permission.js';
 import { MAX_PROTOCOL_LINE_BYTES, protocolLineReader } from './protocol-lines.js';
 import type {
   AgentHandle,
@@ -55,8 +55,12 @@ export interface DriverContext {
   readonly spec: SessionSpec;
   /** Config defaults overlaid by the client's validated agent_opts. */
   readonly options: Readonly<Record<string, string>>;
-  /** Asks for a decision on the agent's permission and approval requests (the session's gate). */
-  readonly askPermission: AskPermission;
+  /**
+   * Asks for a decision on the agent's permission and approval requests
+   * (the session's gate), within the running turn's scope (the session's
+   * between turns).
+   */
+  readonly askPermission: (ask: PermissionAsk) => Promise<PermissionVerdict>;
   /** The session's turns: the driver announces, begins and completes them here. */
   readonly turns: TurnEngine;
   /** Writes one JSON message as a line on the agent's stdin. Throws InputClosedError. */
@@ -179,6 +183,7 @@ export abstract class StructuredProvider implements Provider {
     let proc: SupervisedProcess | undefined;
     const emit = (e: AgentEvent) => spec.emit(e);
     const turns = new TurnEngine({
+      lifetime: spec.lifetime,
       emit,
       inputOpen: () => proc?.inputOpen ?? false,
       timeoutMs: this.opts.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS,
@@ -190,7 +195,7 @@ export abstract class StructuredProvider implements Provider {
     const driver = this.createDriver({
       spec,
       options,
-      askPermission: spec.askPermission,
+      askPermission: (ask) => spec.askPermission(ask, turns.current?.signal ?? spec.lifetime),
       turns,
       emit,
       writeJson: (msg) => {

@@ -1,6 +1,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
+import { firstWithin } from './abortable.js';
 import { LineSplitter } from './line-splitter.js';
 import { signalGroup } from './process-group.js';
 
@@ -107,10 +108,10 @@ export class SupervisedProcess {
       this.stdinOpen = false;
       // Grandchildren may still hold the pipes open: end the whole group.
       this.signalGroup('SIGKILL');
-      await Promise.race([
-        Promise.all([streamClosed(child.stdout), streamClosed(child.stderr)]),
-        new Promise((r) => setTimeout(r, DRAIN_TIMEOUT_MS).unref()),
-      ]);
+      await firstWithin(
+        [Promise.all([streamClosed(child.stdout), streamClosed(child.stderr)])],
+        DRAIN_TIMEOUT_MS,
+      );
       child.stdout?.destroy();
       child.stderr?.destroy();
       out.flush();
@@ -210,22 +211,13 @@ export class SupervisedProcess {
     opts.graceful?.();
     // Give the graceful step a short head start before SIGTERM.
     const head = Math.min(1000, opts.gracePeriodMs / 4);
-    if (await exitsWithin(this.exited, head)) return this.exited;
+    if ((await firstWithin([this.exited], head)) !== 'waited') return this.exited;
     this.signalGroup('SIGTERM');
-    if (await exitsWithin(this.exited, Math.max(0, deadline - Date.now()))) return this.exited;
+    const rest = Math.max(0, deadline - Date.now());
+    if ((await firstWithin([this.exited], rest)) !== 'waited') return this.exited;
     this.signalGroup('SIGKILL');
     return this.exited;
   }
-}
-
-function exitsWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => resolve(false), ms);
-    p.then(() => {
-      clearTimeout(t);
-      resolve(true);
-    });
-  });
 }
 
 function streamClosed(s: NodeJS.ReadableStream | null | undefined): Promise<void> {

@@ -1,3 +1,4 @@
+import { endCause, ScopeEnded } from '@agent-bridge/scope';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from './events.js';
 import { InputClosedError } from './supervised-process.js';
@@ -8,7 +9,15 @@ import { type Turn, TurnEngine, type TurnProtocol } from './turn-engine.js';
  * was written, begins turns only when told (or at once), and answers cancels
  * as configured.
  */
-function setup(opts: { beginAtOnce?: boolean; timeoutMs?: number; cancel?: 'ok' | 'refuse' } = {}) {
+function setup(
+  opts: {
+    beginAtOnce?: boolean;
+    timeoutMs?: number;
+    cancel?: 'ok' | 'refuse';
+    /** Called as each event is emitted, before the engine goes on. */
+    onEmit?: (e: AgentEvent) => void;
+  } = {},
+) {
   const events: AgentEvent[] = [];
   const written: string[] = [];
   const cancels: string[] = [];
@@ -16,9 +25,12 @@ function setup(opts: { beginAtOnce?: boolean; timeoutMs?: number; cancel?: 'ok' 
   let closed = false;
   let inputOpen = true;
   let kills = 0;
+  const lifetime = new AbortController();
   const engine = new TurnEngine({
+    lifetime: lifetime.signal,
     inputOpen: () => inputOpen,
     emit: (e) => {
+      opts.onEmit?.(e);
       events.push(e);
       log.push(`${e.type} ${e.turnId ?? ''}`.trim());
     },
@@ -52,6 +64,7 @@ function setup(opts: { beginAtOnce?: boolean; timeoutMs?: number; cancel?: 'ok' 
   };
   return {
     engine,
+    lifetime,
     events,
     written,
     cancels,
@@ -344,6 +357,45 @@ describe('TurnEngine', () => {
     t.end();
     await vi.advanceTimersByTimeAsync(5000);
     expect(t.events.filter((e) => e.type === 'AGENT_ERROR')).toHaveLength(1);
+  });
+
+  it("ends a turn's scope before its TURN_COMPLETED: turn_end, or interrupt when it was cancelled", () => {
+    let turn: Turn | undefined;
+    const atCompletion: (string | undefined)[] = [];
+    const t = setup({
+      onEmit: (e) => {
+        if (e.type === 'TURN_COMPLETED') atCompletion.push(turn && endCause(turn.signal));
+      },
+    });
+    t.send('one');
+    turn = t.engine.current;
+    t.end();
+    t.send('two');
+    turn = t.engine.current!;
+    void t.engine.interrupt();
+    // At once, with the cancel: what the turn waits on is refused before it ends.
+    expect(endCause(turn.signal)).toBe('interrupt');
+    t.end(true);
+    expect(atCompletion).toEqual(['turn_end', 'interrupt']);
+  });
+
+  it("ends the running turn's scope with the session's, keeping the session's cause", () => {
+    const t = setup();
+    t.send('one');
+    const turn = t.engine.current!;
+    expect(turn.signal.aborted).toBe(false);
+    t.lifetime.abort(new ScopeEnded('stop'));
+    expect(endCause(turn.signal)).toBe('stop');
+    t.end();
+    expect(endCause(turn.signal)).toBe('stop');
+  });
+
+  it("ends the running turn's scope as exit when the agent is gone", () => {
+    const t = setup();
+    t.send('one');
+    const turn = t.engine.current!;
+    t.engine.close();
+    expect(endCause(turn.signal)).toBe('exit');
   });
 
   it('has no deadline when the timeout is 0', async () => {

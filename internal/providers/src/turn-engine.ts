@@ -1,3 +1,5 @@
+import { endCause, type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
+import { firstWithin } from './abortable.js';
 import type { AgentEvent, EventData } from './events.js';
 import { InputClosedError } from './supervised-process.js';
 
@@ -18,6 +20,8 @@ export interface TurnProtocol {
 }
 
 export interface TurnEngineOptions {
+  /** The session's scope; each turn's scope lives inside it. */
+  lifetime: AbortSignal;
   emit(event: AgentEvent): void;
   /** Whether the agent still reads its input. */
   inputOpen(): boolean;
@@ -54,6 +58,12 @@ export interface Turn {
   readonly interruptRequested: boolean;
   /** TURN_STARTED has been emitted (or is held until the input is recorded). */
   readonly announced: boolean;
+  /**
+   * The turn's scope: ends when the turn ends ("turn_end"), when a cancel
+   * is asked for ("interrupt": what it still waits on is refused), or with
+   * the session. What the turn asks lives inside it.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** The engine's own record of a turn. */
@@ -73,16 +83,28 @@ class TurnState implements Turn {
   held: EventData | undefined;
   /** The interrupt under way, shared by concurrent callers. */
   interrupting: Promise<InterruptResult> | undefined;
-  timer: NodeJS.Timeout | undefined;
+  /**
+   * The turn's deadline, inside the session's scope rather than the turn's:
+   * it outlives an interrupt request (one the agent refuses leaves the turn
+   * running, still on the clock) and ends with the turn.
+   */
+  deadline: Scope | undefined;
   readonly ends = signal<boolean>();
   readonly begins = signal<void>();
   readonly refusals = signal<void>();
+  readonly scope: Scope;
 
   constructor(
     readonly n: number,
     readonly queued: boolean,
+    lifetime: AbortSignal,
   ) {
     this.id = `turn-${n}`;
+    this.scope = scope(lifetime);
+  }
+
+  get signal(): AbortSignal {
+    return this.scope.signal;
   }
 }
 
@@ -184,6 +206,8 @@ export class TurnEngine {
     // Agents that name the turn late may end it before; its TURN_STARTED still comes first.
     this.announce(turn);
     turn.verdict ??= end.cancelled && turn.interruptRequested;
+    // What the turn still waits on is settled before the event that ends it.
+    turn.scope.end(new ScopeEnded(turn.verdict ? 'interrupt' : 'turn_end'));
     this.opts.emit({
       type: 'TURN_COMPLETED',
       stream: 'system',
@@ -211,11 +235,14 @@ export class TurnEngine {
   close(): void {
     this.closed = true;
     this.queue.length = 0;
-    if (this.running) this.end(this.running);
+    if (!this.running) return;
+    // The agent is gone: what the turn waits on is answered as such.
+    this.running.scope.end(new ScopeEnded('exit'));
+    this.end(this.running);
   }
 
   private start(text: string, recorded?: () => void): void {
-    const turn = new TurnState(++this.count, recorded === undefined);
+    const turn = new TurnState(++this.count, recorded === undefined, this.opts.lifetime);
     this.running = turn;
     this.starting = true;
     try {
@@ -263,7 +290,8 @@ export class TurnEngine {
   private end(turn: TurnState): void {
     turn.ended = true;
     turn.verdict ??= false;
-    if (turn.timer) clearTimeout(turn.timer);
+    turn.scope.end(new ScopeEnded(turn.verdict ? 'interrupt' : 'turn_end'));
+    turn.deadline?.end();
     if (this.running === turn) this.running = undefined;
     turn.ends.settle(turn.verdict);
   }
@@ -271,21 +299,23 @@ export class TurnEngine {
   private async deliverInterrupt(turn: TurnState): Promise<InterruptResult> {
     turn.interruptRequested = true;
     const wait = this.opts.interruptWaitMs ?? INTERRUPT_WAIT_MS;
-    if (turn.begun) this.cancel(turn);
-    else {
+    const begun = turn.begun;
+    if (begun) this.cancel(turn);
+    // The caller wants the turn to stop: nothing it waits on is granted now
+    // (an agent blocked on an answer could not end the turn otherwise).
+    turn.scope.end(new ScopeEnded('interrupt'));
+    if (!begun) {
       // Held: begun() sends the cancel once the agent has begun the turn.
-      const held = await race(
-        turn.ends.promise,
-        turn.begins.promise.then(() => 'begun'),
+      const held = await firstWithin<boolean | 'begun'>(
+        [turn.ends.promise, turn.begins.promise.then(() => 'begun' as const)],
         wait,
       );
       if (held === 'waited') turn.interruptRequested = false;
       if (held !== 'begun') return this.answer(turn);
     }
     // The cancel is out: the turn gets the whole wait to end from now.
-    const outcome = await race(
-      turn.ends.promise,
-      turn.refusals.promise.then(() => 'refused'),
+    const outcome = await firstWithin<boolean | 'refused'>(
+      [turn.ends.promise, turn.refusals.promise.then(() => 'refused' as const)],
       wait,
     );
     if (outcome === 'refused') turn.interruptRequested = false;
@@ -316,8 +346,11 @@ export class TurnEngine {
   private armTimeout(turn: TurnState): void {
     const ms = this.opts.timeoutMs;
     if (ms <= 0) return;
-    turn.timer = setTimeout(() => {
-      if (turn.ended) return;
+    const deadline = scope(this.opts.lifetime, { timeoutMs: ms });
+    turn.deadline = deadline;
+    deadline.signal.addEventListener('abort', () => {
+      // Its own deadline only: the turn's end or the session's is not a timeout.
+      if (turn.ended || endCause(deadline.signal) !== 'timeout') return;
       this.opts.emit({
         type: 'AGENT_ERROR',
         stream: 'system',
@@ -330,8 +363,7 @@ export class TurnEngine {
         // A turn that completed while the interrupt was on its way needs no kill.
         if (!interrupted && !turn.ended) this.opts.kill();
       });
-    }, ms);
-    turn.timer.unref();
+    });
   }
 }
 
@@ -342,17 +374,4 @@ function signal<T>(): { promise: Promise<T>; settle(value: T): void } {
     settle = resolve;
   });
   return { promise, settle };
-}
-
-/** The first of `a` and `b` to settle, or 'waited' after `ms`. */
-async function race<A, B>(a: Promise<A>, b: Promise<B>, ms: number): Promise<A | B | 'waited'> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<'waited'>((resolve) => {
-    timer = setTimeout(() => resolve('waited'), ms);
-  });
-  try {
-    return await Promise.race([a, b, waited]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -2,6 +2,7 @@ import type { JwtVerifier } from '@agent-bridge/auth';
 import { type Audit, type SessionManager, systemClock } from '@agent-bridge/bridge';
 import type { BridgeConfig } from '@agent-bridge/config';
 import { bridgeServiceName } from '@agent-bridge/proto';
+import { ScopeEnded, scope } from '@agent-bridge/scope';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
@@ -68,8 +69,13 @@ export interface BridgeServer {
   shutdown(graceMs: number): Promise<void>;
 }
 
+/** How long streams ended at the end of a shutdown's grace get to send their status before the cut. */
+const LAST_STATUS_MS = 500;
+
 /** Starts the gRPC server: TLS 1.3 mutual TLS only, BridgeService, health and reflection. */
 export async function startBridgeServer(opts: BridgeServerOptions): Promise<BridgeServer> {
+  // The server's scope: every call's lives inside it (see ServiceContext.lifetime).
+  const serving = scope();
   const { config, logger } = opts;
   // Unused CRLs at start are reported by the start-up checks (cmd/bridge).
   const material = await loadTlsMaterial(config.tls);
@@ -99,6 +105,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
   server.addService(
     bytesStreamingService,
     createBridgeService({
+      lifetime: serving.signal,
       manager: opts.manager,
       verifier: opts.verifier,
       logger,
@@ -203,12 +210,19 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       // Stop accepting now; the listener reports closed once its last connection is gone.
       const closed = tls.close();
       await new Promise<void>((resolve) => {
+        let cut: NodeJS.Timeout | undefined;
         const force = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
+          // The grace is over: every open stream ends now, with UNAVAILABLE;
+          // what has not ended shortly after is cut.
+          serving.end(new ScopeEnded('shutdown'));
+          cut = setTimeout(() => {
+            server.forceShutdown();
+            resolve();
+          }, LAST_STATUS_MS);
         }, graceMs);
         server.tryShutdown(() => {
           clearTimeout(force);
+          clearTimeout(cut);
           resolve();
         });
       });

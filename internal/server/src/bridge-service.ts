@@ -8,6 +8,7 @@ import {
   type SessionManager,
   type SessionStatus,
   type TokenBuckets,
+  unavailable,
 } from '@agent-bridge/bridge';
 import type {
   AckEventsResponse,
@@ -23,6 +24,7 @@ import type {
   StopSessionResponse,
   StreamEventsRequest,
 } from '@agent-bridge/proto';
+import { endCause, type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
 import {
   type ServerUnaryCall,
   type ServerWritableStream,
@@ -53,6 +55,7 @@ import { type CallLimits, spend } from './private/call-limits.js';
 import type { ConnectionIdentities } from './private/connection-identities.js';
 import { historyHeader } from './private/history-header.js';
 import { type PeerCall, peerIdentity } from './private/peer-identity.js';
+import { sendStream } from './private/send-stream.js';
 import { TokenExpiredDuringStream } from './private/token-expired.js';
 import { toServiceError } from './status-map.js';
 
@@ -69,6 +72,12 @@ export interface ServiceContext {
   revocationLists(): GetRevocationListsResponse;
   /** Identities of the live connections, worked out when each was accepted. */
   connections?: ConnectionIdentities;
+  /**
+   * The server's scope: ended (ScopeEnded "shutdown") when a shutdown's
+   * grace for open calls runs out, so every stream still open ends with
+   * UNAVAILABLE instead of being cut.
+   */
+  lifetime?: AbortSignal;
   observeCall?: CallObserver;
 }
 
@@ -135,24 +144,27 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
   function stream(
     method: string,
     batch: { maxEvents: number; maxBytes: number },
-    write: (
-      call: ServerWritableStream<StreamEventsRequest, Buffer>,
-      slice: EventSlice,
-      suffix: Buffer,
-    ) => boolean,
+    encode: (slice: EventSlice, suffix: Buffer) => readonly Buffer[],
   ): (call: ServerWritableStream<StreamEventsRequest, Buffer>) => void {
     return (call) => {
       const started = process.hrtime.bigint();
-      const abort = new AbortController();
-      call.on('cancelled', () => abort.abort());
-      call.on('close', () => abort.abort());
+      // The call's scope: ended by the client (cancel, close) or with the daemon's.
+      const lifetime = scope(ctx.lifetime ?? []);
+      const gone = () => lifetime.end(new ScopeEnded('stop'));
+      call.on('cancelled', gone);
+      call.on('close', gone);
       const peer = peerOf(call);
       let caller: Caller | undefined;
       let events: EventStream | undefined;
-      let expiry: NodeJS.Timeout | undefined;
+      // Inside the call's: no longer than the token that opened the stream.
+      let open: Scope | undefined;
       (async () => {
         const auth = await authenticate(ctx.verifier, ctx.limits, call.metadata, peer);
         caller = auth.caller;
+        open = scope(lifetime.signal, {
+          timeoutMs: Math.max(0, auth.validUntil - Date.now()),
+          timeoutReason: () => new TokenExpiredDuringStream(),
+        });
         const req = call.request;
         events = manager.openStream(
           caller,
@@ -164,25 +176,23 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
                 : callerSeq(req.afterSeq, 'after_seq', () => manager.get(caller!, req.sessionId)),
             subscriberId: req.subscriberId,
           },
-          abort.signal,
+          open.signal,
           batch,
         );
         // Before any event: which history they belong to, for the reader's acks.
         call.sendMetadata(historyHeader(manager.historyId));
         record(method, req, peer, caller, undefined);
         timed(method, started, status.OK);
-        // A stream lives no longer than the token that opened it.
-        expiry = setTimeout(
-          () => abort.abort(new TokenExpiredDuringStream()),
-          Math.max(0, auth.validUntil - Date.now()),
-        );
         const suffix = sessionSuffix(events.session);
-        for await (const slice of events) {
-          if (abort.signal.aborted) break;
-          if (!write(call, slice, suffix)) await drained(call, abort.signal);
+        if (await sendStream(call, events, (slice) => encode(slice, suffix), open.signal)) {
+          call.end();
+          return;
         }
-        if (abort.signal.reason instanceof TokenExpiredDuringStream) throw abort.signal.reason;
-        if (!abort.signal.aborted) call.end();
+        const why = open.signal.reason;
+        if (why instanceof TokenExpiredDuringStream) throw why;
+        if (endCause(open.signal) === 'shutdown') {
+          throw unavailable('the daemon is shutting down', 'shutting_down');
+        }
       })()
         .catch((err) => {
           if (err instanceof TokenExpiredDuringStream) {
@@ -191,8 +201,9 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
             return;
           }
           const refused = events === undefined;
+          const shutdown = err instanceof BridgeError && err.reason === 'shutting_down';
           const e =
-            refused || !abort.signal.aborted
+            refused || shutdown || !lifetime.signal.aborted
               ? fail(ctx.logger, method, err, ctx.manager.redact)
               : undefined;
           if (refused) {
@@ -200,10 +211,11 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
             if (e) timed(method, started, e.code);
           }
           // grpc-js turns an 'error' event on a server stream into the call's status.
-          if (e && !abort.signal.aborted) call.emit('error', e);
+          if (e && (shutdown || !lifetime.signal.aborted)) call.emit('error', e);
         })
         .finally(() => {
-          clearTimeout(expiry);
+          open?.end();
+          lifetime.end();
           events?.close();
         });
     };
@@ -280,15 +292,13 @@ export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
       }),
     ),
 
-    streamEvents: stream('StreamEvents', SINGLE, (call, slice, suffix) => {
-      let ok = true;
-      for (let i = 0; i < slice.count; i++) ok = call.write(eventMessage(slice, i, suffix));
-      return ok;
-    }),
-
-    streamEventBatches: stream('StreamEventBatches', BATCH, (call, slice, suffix) =>
-      call.write(batchMessage(slice, suffix)),
+    streamEvents: stream('StreamEvents', SINGLE, (slice, suffix) =>
+      Array.from({ length: slice.count }, (_, i) => eventMessage(slice, i, suffix)),
     ),
+
+    streamEventBatches: stream('StreamEventBatches', BATCH, (slice, suffix) => [
+      batchMessage(slice, suffix),
+    ]),
 
     ackEvents: unary(
       'AckEvents',
@@ -384,18 +394,4 @@ function callerSeq(
     `${field} ${v} is beyond the last seq ${last}`,
     `${field}_beyond_last`,
   );
-}
-
-/** Waits for the stream to accept more data (grpc-js write backpressure) or for cancellation. */
-function drained(call: ServerWritableStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      call.off('drain', done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    call.on('drain', done);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

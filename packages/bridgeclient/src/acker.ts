@@ -1,3 +1,4 @@
+import { scope } from '@agent-bridge/scope';
 import type { Cursor, CursorKey, CursorStore } from './cursor-store.js';
 import { FailedPreconditionError } from './errors.js';
 
@@ -45,7 +46,7 @@ export class Acker {
   private done: number;
   private unacked = 0;
   private running: Promise<void> | undefined;
-  private readonly cancel = new AbortController();
+  private readonly cancel = scope();
   private retired = false;
 
   constructor(
@@ -81,7 +82,7 @@ export class Acker {
   async flush(abandon: boolean): Promise<void> {
     if (this.retired) return;
     if (abandon) {
-      this.cancel.abort();
+      this.cancel.end();
       if (this.target > this.done) await this.save(this.target).catch(() => undefined);
       return;
     }
@@ -100,7 +101,7 @@ export class Acker {
    */
   retire(): void {
     this.retired = true;
-    this.cancel.abort();
+    this.cancel.end();
   }
 
   private async drain(): Promise<void> {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { BridgeServiceClient } from '@agent-bridge/proto';
+import { scope } from '@agent-bridge/scope';
 import { type CallOptions as GrpcCallOptions, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { MemoryCursorStore } from './cursor-store.js';
-import { BridgeError, fromServiceError } from './errors.js';
+import { BridgeError, type CallContext, fromServiceError } from './errors.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import type { BridgeClientOptions, CallOptions } from './options.js';
 import type { PermissionDecision } from './permissions.js';
@@ -96,7 +97,8 @@ export class BridgeClient {
   private readonly callMs: number;
   private readonly reconnectMs: number;
   private readonly cursors;
-  private readonly closing = new AbortController();
+  /** The client's scope: ended by close(); every stream of the client lives inside it. */
+  private readonly closing = scope();
 
   constructor(options: BridgeClientOptions) {
     const { channel, tokens } = openChannel(options);
@@ -126,7 +128,9 @@ export class BridgeClient {
         agentOpts: req.agentOpts ?? {},
       },
       opts,
-    ).catch(rethrowWith({ sessionId }));
+      true,
+      { sessionId },
+    );
     return {
       sessionId: res.sessionId,
       status: statusFromWire(res.status),
@@ -184,9 +188,9 @@ export class BridgeClient {
     opts: CallOptions & { idempotencyKey?: string } = {},
   ): Promise<SentInput> {
     const idempotencyKey = opts.idempotencyKey ?? randomUUID();
-    const res = await this.unary('sendInput', { sessionId, text, idempotencyKey }, opts).catch(
-      rethrowWith({ idempotencyKey }),
-    );
+    const res = await this.unary('sendInput', { sessionId, text, idempotencyKey }, opts, true, {
+      idempotencyKey,
+    });
     return { seq: seqFromWire(res.seq), idempotencyKey };
   }
 
@@ -308,7 +312,7 @@ export class BridgeClient {
    * way are left to finish.
    */
   close(): void {
-    this.closing.abort();
+    this.closing.end();
     this.channel.close();
   }
 
@@ -321,19 +325,21 @@ export class BridgeClient {
     req: RequestOf<M>,
     opts: CallOptions,
     retry = true,
+    /** Carried by the call's errors (see BridgeError.sessionId and idempotencyKey). */
+    context: CallContext = {},
   ): Promise<ResponseOf<M>> {
     const deadline = Date.now() + (opts.timeoutMs ?? this.callMs);
     const rpc = method[0]!.toUpperCase() + method.slice(1);
     for (let attempt = 0; ; attempt++) {
       opts.signal?.throwIfAborted();
       if (this.closing.signal.aborted) {
-        throw new BridgeError('CANCELLED', 'the client is closed', { method: rpc });
+        throw new BridgeError('CANCELLED', 'the client is closed', { ...context, method: rpc });
       }
       // The channel of this attempt: a stuck one is replaced between attempts.
       const raw = this.channel.raw;
       const invoke = (raw[method] as unknown as Invoke).bind(raw);
       try {
-        return (await once(rpc, invoke, req, deadline, opts.signal)) as ResponseOf<M>;
+        return (await once(rpc, invoke, req, deadline, opts.signal, context)) as ResponseOf<M>;
       } catch (err) {
         if (!retry || !isTransient(err) || attempt + 1 >= this.backoff.maxAttempts) throw err;
         const wait = Math.max(err.retryAfterMs ?? 0, backoffDelay(this.backoff, attempt));
@@ -344,14 +350,6 @@ export class BridgeClient {
   }
 }
 
-/** Rethrows an error with what the client generated for the call, so the caller can retry with it. */
-function rethrowWith(context: { sessionId?: string; idempotencyKey?: string }) {
-  return (err: unknown): never => {
-    if (err instanceof BridgeError) Object.assign(err, context);
-    throw err;
-  };
-}
-
 /** One attempt of a unary call. An abort cancels it and rejects with the signal's reason. */
 function once(
   method: string,
@@ -359,6 +357,7 @@ function once(
   req: unknown,
   deadline: number,
   signal: AbortSignal | undefined,
+  context: CallContext,
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const onAbort = () => call.cancel();
@@ -366,7 +365,7 @@ function once(
     const call = invoke(req, new Metadata(), { deadline: new Date(deadline) }, (err, res) => {
       signal?.removeEventListener('abort', onAbort);
       if (signal?.aborted) reject(signal.reason);
-      else if (err) reject(fromServiceError(err, method));
+      else if (err) reject(fromServiceError(err, method, context));
       else resolve(res);
     });
     signal?.addEventListener('abort', onAbort, { once: true });

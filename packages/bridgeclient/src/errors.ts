@@ -26,14 +26,14 @@ export class BridgeError extends Error {
   /** How long the daemon asked the caller to wait before trying again, when it did. */
   readonly retryAfterMs: number | undefined;
   /** On a failed startSession: the session id it was sent with (generated when none was given). */
-  sessionId?: string;
+  readonly sessionId?: string;
   /** On a failed sendInput: the idempotency key it was sent with; resend with it to stay safe. */
-  idempotencyKey?: string;
+  readonly idempotencyKey?: string;
 
   constructor(
     code: StatusName,
     details: string,
-    opts: { method?: string; retryAfterMs?: number; cause?: unknown } = {},
+    opts: { method?: string; retryAfterMs?: number; cause?: unknown } & CallContext = {},
   ) {
     super(
       `${opts.method ? `${opts.method}: ` : ''}${details || code}`,
@@ -44,7 +44,15 @@ export class BridgeError extends Error {
     this.details = details;
     this.method = opts.method ?? '';
     this.retryAfterMs = opts.retryAfterMs;
+    if (opts.sessionId !== undefined) this.sessionId = opts.sessionId;
+    if (opts.idempotencyKey !== undefined) this.idempotencyKey = opts.idempotencyKey;
   }
+}
+
+/** What the client generated for a call, carried by its error so the caller can retry with it. */
+export interface CallContext {
+  sessionId?: string;
+  idempotencyKey?: string;
 }
 
 /** A request the daemon found malformed or against its policy; retrying cannot help. */
@@ -94,7 +102,7 @@ export class TlsRefusalError extends UnavailableError {
   constructor(
     details: string,
     refusal: TlsRefusal,
-    opts: { method?: string; cause?: unknown } = {},
+    opts: { method?: string; cause?: unknown } & CallContext = {},
   ) {
     super('UNAVAILABLE', details, opts);
     this.reason = refusal.reason;
@@ -161,10 +169,15 @@ function unavailableDetails(details: string): { details: string; tlsRefusal?: Tl
 }
 
 /** A grpc-js failure as the BridgeError subclass of its code. */
-export function fromServiceError(err: ServiceError, method: string): BridgeError {
+export function fromServiceError(
+  err: ServiceError,
+  method: string,
+  context: CallContext = {},
+): BridgeError {
   const code = NAMES.get(err.code) ?? 'UNKNOWN';
   const pushback = Number(err.metadata?.get(PUSHBACK)[0]);
   const opts = {
+    ...context,
     method,
     cause: err,
     ...(Number.isFinite(pushback) && pushback >= 0 ? { retryAfterMs: pushback } : {}),
@@ -173,7 +186,7 @@ export function fromServiceError(err: ServiceError, method: string): BridgeError
   if (code === 'UNAVAILABLE') {
     const clean = unavailableDetails(details);
     return clean.tlsRefusal
-      ? new TlsRefusalError(clean.details, clean.tlsRefusal, { method, cause: err })
+      ? new TlsRefusalError(clean.details, clean.tlsRefusal, { ...context, method, cause: err })
       : new UnavailableError(code, clean.details, opts);
   }
   const Class = SUBCLASS[code] ?? BridgeError;

@@ -3,6 +3,7 @@ import type {
   SessionEvent as ProtoEvent,
   StreamEventsRequest,
 } from '@agent-bridge/proto';
+import { type Scope, scope } from '@agent-bridge/scope';
 import type { ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
 import { type AckContext, Acker } from './acker.js';
 import type { CursorKey, CursorStore } from './cursor-store.js';
@@ -106,10 +107,19 @@ type Outcome =
  * which. If the daemon restarted meanwhile (its instance id changed), the
  * iteration fails with CursorLostError.
  */
+/** The reason of a stream ended by close(): quietly, what was processed acknowledged. */
+class StreamClosed extends Error {
+  constructor() {
+    super('the event stream was closed');
+    this.name = 'StreamClosed';
+  }
+}
+
 export class EventStream implements AsyncIterable<SessionEvent> {
   private processed: number | undefined;
   private instanceId = '';
-  private readonly stop = new AbortController();
+  /** The stream's scope: ended by `close`, with the client, or by the caller's signal. */
+  private readonly lifetime: Scope;
   private readonly signal: AbortSignal;
   private used = false;
   private ack: Acker | undefined;
@@ -125,11 +135,8 @@ export class EventStream implements AsyncIterable<SessionEvent> {
     if (opts.ackEvery !== undefined && !(Number.isInteger(opts.ackEvery) && opts.ackEvery > 0)) {
       throw new TypeError('ackEvery must be a positive integer');
     }
-    this.signal = AbortSignal.any([
-      this.stop.signal,
-      ctx.clientClosed,
-      ...(opts.signal ? [opts.signal] : []),
-    ]);
+    this.lifetime = scope([ctx.clientClosed, ...(opts.signal ? [opts.signal] : [])]);
+    this.signal = this.lifetime.signal;
   }
 
   /** The seq of the last event the loop finished processing; undefined before the first. */
@@ -148,7 +155,12 @@ export class EventStream implements AsyncIterable<SessionEvent> {
 
   /** Ends the iteration after the event being processed (if any); what was processed is acknowledged. */
   close(): void {
-    this.stop.abort();
+    this.lifetime.end(new StreamClosed());
+  }
+
+  /** close() ended the stream (not the client, not the caller's signal). */
+  private get closedQuietly(): boolean {
+    return this.signal.reason instanceof StreamClosed;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
@@ -196,7 +208,9 @@ export class EventStream implements AsyncIterable<SessionEvent> {
       }
     } finally {
       // Acknowledge what was processed; an abort does not wait for the daemon.
-      await this.ack?.flush(this.signal.aborted && !this.stop.signal.aborted);
+      await this.ack?.flush(this.signal.aborted && !this.closedQuietly);
+      // Done either way: the stream lets go of the client's and the caller's signals.
+      this.lifetime.end(new StreamClosed());
     }
   }
 
@@ -205,7 +219,7 @@ export class EventStream implements AsyncIterable<SessionEvent> {
    * signal's reason after an abort, with an error after the client closed.
    */
   private ended(): boolean {
-    if (this.stop.signal.aborted) return true;
+    if (this.closedQuietly) return true;
     if (this.ctx.clientClosed.aborted) {
       throw new BridgeError('CANCELLED', `the client was closed (session ${this.sessionId})`);
     }

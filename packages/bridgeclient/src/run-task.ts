@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { scope } from '@agent-bridge/scope';
 import {
   BridgeError,
   FailedPreconditionError,
@@ -172,16 +173,13 @@ export async function runTask(
     error,
   });
 
-  // One signal for the caller's abort and the task's deadline, without
-  // AbortSignal.any: a long-lived caller signal would keep every task's alive.
-  const stop = new AbortController();
-  const onAbort = () => stop.abort(task.signal?.reason);
-  task.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer =
-    timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => stop.abort(new Error('task timeout')), timeoutMs);
-  const signal = stop.signal;
+  // The task's scope: the caller's abort or the task's deadline, whichever
+  // comes first; it lets go of the caller's signal when the task is done.
+  const lifetime = scope(
+    task.signal ?? [],
+    timeoutMs === undefined ? {} : { timeoutMs, timeoutReason: () => new Error('task timeout') },
+  );
+  const signal = lifetime.signal;
   /** The report of a task cut short by the caller's signal or by its deadline. */
   const cutShort = (where: string): TaskReport =>
     task.signal?.aborted
@@ -251,8 +249,7 @@ export async function runTask(
     const { status, error } = record.outcome();
     return report(status, error);
   } finally {
-    clearTimeout(timer);
-    task.signal?.removeEventListener('abort', onAbort);
+    lifetime.end();
     if (toStop !== undefined) {
       await client.stopSession(toStop, { timeoutMs: STOP_MS }).catch(() => undefined);
     }

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadConfig, parseDuration } from '@agent-bridge/config';
-import { createProviders, MockProvider } from '@agent-bridge/providers';
+import { createProviders, MockProvider } from '@agent-bridge/providers/host';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, readUnit, testProviderHost, unitValue } from '../harness/index.js';
 

@@ -139,12 +139,12 @@ describe('the installation (pnpm package)', () => {
       ).toEqual([]);
     }
     // Of our own packages only the built JavaScript: no sources, tests or
-    // test helpers. The published packages (@agent-bridge/proto, and the SDK
-    // that bridgectl uses) are the exception: they ship their sources for
-    // their source maps (tests/src/examples/pack.test.ts).
+    // test helpers. The published packages (@agent-bridge/proto, the SDK that
+    // bridgectl uses, and @agent-bridge/scope) are the exception: they ship
+    // their sources for their source maps (tests/src/examples/pack.test.ts).
     const ours = store.flatMap((d) => {
       const name = /^@agent-bridge\+([^@]+)@/.exec(d)?.[1];
-      if (!name || name === 'proto' || name === 'bridgeclient') return [];
+      if (!name || name === 'proto' || name === 'bridgeclient' || name === 'scope') return [];
       const pkg = join(installed, 'node_modules/.pnpm', d, 'node_modules/@agent-bridge', name);
       return readdirSync(pkg, { recursive: true, encoding: 'utf8' }).map((f) => `${name}/${f}`);
     });

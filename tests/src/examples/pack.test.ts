@@ -19,8 +19,8 @@ import {
   run,
 } from './run-example.js';
 
-// The SDK as a user outside this repository gets it: @agent-bridge/proto and
-// @agent-bridge/bridgeclient packed with pnpm (which turns `workspace:*` into
+// The SDK as a user outside this repository gets it: @agent-bridge/proto,
+// @agent-bridge/scope and @agent-bridge/bridgeclient packed with pnpm (which turns `workspace:*` into
 // versions), installed with npm into a fresh project under the OS temp
 // directory (their dependencies from the registry), and the minimal example
 // run there with plain node: no tsx, no "development" condition, so the
@@ -36,7 +36,11 @@ const work = mkdtempSync(join(tmpdir(), 'bridgeclient-pack-'));
 const app = join(work, 'app');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const PACKAGES = { proto: 'packages/proto', bridgeclient: 'packages/bridgeclient' } as const;
+const PACKAGES = {
+  proto: 'packages/proto',
+  scope: 'packages/scope',
+  bridgeclient: 'packages/bridgeclient',
+} as const;
 const version = (dir: string) =>
   (JSON.parse(readFileSync(join(REPO_ROOT, dir, 'package.json'), 'utf8')) as { version: string })
     .version;
@@ -151,9 +155,10 @@ describe('the packed SDK, installed outside the workspace', () => {
     expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
   });
 
-  it('depends on the packed @agent-bridge/proto by version, and npm took it from the tarball', () => {
+  it('depends on the packed @agent-bridge/proto and scope by version, and npm took them from the tarballs', () => {
     const pkg = JSON.parse(readFileSync(join(installed('bridgeclient'), 'package.json'), 'utf8'));
     expect(pkg.dependencies['@agent-bridge/proto']).toBe(version(PACKAGES.proto));
+    expect(pkg.dependencies['@agent-bridge/scope']).toBe(version(PACKAGES.scope));
     const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8'));
     for (const name of Object.keys(PACKAGES)) {
       const entry = lock.packages[`node_modules/@agent-bridge/${name}`];

@@ -1,14 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ListProvidersResponse, ProbeState, type ProviderInfo } from '@agent-bridge/proto';
+import type { Provider, ProviderStatus, SessionSpec } from '@agent-bridge/providers';
 import {
   createProbeHost,
-  type Provider,
   type ProviderHost,
-  type ProviderStatus,
-  type SessionSpec,
   SupervisedProcess,
-} from '@agent-bridge/providers';
+} from '@agent-bridge/providers/host';
 import { afterAll } from 'vitest';
 import { REPO_ROOT } from './daemon.js';
 import { waitFor } from './processes.js';

@@ -1,15 +1,8 @@
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AcpProvider,
-  type AgentEvent,
-  type AgentHandle,
-  type PermissionAsk,
-  type SessionSpec,
-  StartupGate,
-  SupervisedProcess,
-} from '@agent-bridge/providers';
+import type { AgentEvent, AgentHandle, PermissionAsk, SessionSpec } from '@agent-bridge/providers';
+import { AcpProvider, StartupGate, SupervisedProcess } from '@agent-bridge/providers/host';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   healthOnceProbed,
@@ -61,6 +54,7 @@ async function start(p: AcpProvider, options: Record<string, string> = {}) {
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
     startupClock: noStartupClock,
+    lifetime: new AbortController().signal,
     askPermission: async (ask) => {
       asks.push(ask);
       return { decision: 'deny', decidedBy: 'policy', reason: '' };

@@ -10,7 +10,7 @@ import {
   SessionStatus,
   VersionCoverage,
 } from '@agent-bridge/proto';
-import { MOCK_AGENT_PATH } from '@agent-bridge/providers';
+import { MOCK_AGENT_PATH } from '@agent-bridge/providers/host';
 import type { Metadata } from '@grpc/grpc-js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,13 +1,13 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type AgentEvent,
-  type AgentHandle,
-  createProviders,
-  type PermissionAsk,
-  type PermissionDecision,
+import type {
+  AgentEvent,
+  AgentHandle,
+  PermissionAsk,
+  PermissionDecision,
 } from '@agent-bridge/providers';
+import { createProviders } from '@agent-bridge/providers/host';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   healthOnceProbed,
@@ -52,6 +52,7 @@ async function start(
     emit: (e) => events.push(e),
     signal: AbortSignal.timeout(10_000),
     startupClock: noStartupClock,
+    lifetime: new AbortController().signal,
     askPermission: async (ask) => {
       asks.push(ask);
       return { decision, decidedBy: 'policy', reason: '' };

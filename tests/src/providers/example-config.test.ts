@@ -10,7 +10,7 @@ import {
   ProviderConfigError,
   resolveProviderDefinition,
   StdioProvider,
-} from '@agent-bridge/providers';
+} from '@agent-bridge/providers/host';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, testProviderHost } from '../harness/index.js';
 

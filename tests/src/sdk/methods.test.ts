@@ -9,7 +9,7 @@ import {
   AlreadyExistsError,
   awaitsAnswer,
   type BridgeClient,
-  type BridgeError,
+  BridgeError,
   FailedPreconditionError,
   InvalidArgumentError,
   NotFoundError,
@@ -337,6 +337,23 @@ describe('with default limits', () => {
       ]);
       expect(events.filter((e) => e.text === 'echo: one')).toHaveLength(1);
       await c.stopSession(s.sessionId, { force: true });
+    });
+
+    it('a failed call carries what the client generated for it, to retry with: the input key, the session id', async () => {
+      const c = alpha();
+      const input = await c.sendInput(randomUUID(), 'x').catch((err: unknown) => err);
+      expect(input).toBeInstanceOf(NotFoundError);
+      expect((input as NotFoundError).idempotencyKey).toMatch(UUID);
+      const given = await c
+        .sendInput(randomUUID(), 'x', { idempotencyKey: 'my-key-2' })
+        .catch((err: unknown) => err);
+      expect((given as NotFoundError).idempotencyKey).toBe('my-key-2');
+      const start = await c
+        .startSession({ provider: 'no-such-provider', repoPath: bridge.daemon.repo })
+        .catch((err: unknown) => err);
+      expect(start).toBeInstanceOf(BridgeError);
+      expect((start as BridgeError).sessionId).toMatch(UUID);
+      expect((start as BridgeError).idempotencyKey).toBeUndefined();
     });
 
     it('refuses empty, oversize, a too-long key, unknown and stopped sessions, writing nothing', async () => {

@@ -6,6 +6,8 @@ import {
   type ExitInfo,
   InputClosedError,
   type OptionRefusal,
+  type PermissionAsk,
+  type PermissionVerdict,
   type Provider,
   type ProviderCapabilities,
   type ProviderStatus,
@@ -13,6 +15,7 @@ import {
   SpawnError,
   StartupError,
 } from '@agent-bridge/providers';
+import { type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
 
 /**
  * An in-process agent. It answers each input with one STDOUT line, after
@@ -27,18 +30,53 @@ export class FakeAgent implements AgentHandle {
   reading = true;
   interrupt?: () => Promise<{ interrupted: boolean; turnId: string }>;
   private resolveExit!: (exit: ExitInfo) => void;
+  /** Each turn's scope, inside the session's, as a turn engine keeps them. */
+  private readonly turns = new Map<string, Scope>();
 
   constructor(
     readonly pid: number,
     private readonly output: (event: AgentEvent) => void,
     interruptible: boolean,
-    /** Asks the session's permission gate, as a driver does for its agent. */
-    readonly ask: AskPermission = () => Promise.reject(new Error('no permission gate')),
+    /** The session's permission gate, as a driver asks it for its agent. */
+    private readonly gate: AskPermission = () => Promise.reject(new Error('no permission gate')),
+    private readonly lifetime: AbortSignal = new AbortController().signal,
   ) {
     this.exited = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
-    if (interruptible) this.interrupt = async () => ({ interrupted: true, turnId: 'turn-1' });
+    if (interruptible) {
+      // Like the turn engine: the cancel goes out and the turn's scope ends with it.
+      this.interrupt = async () => {
+        this.turnScope('turn-1').end(new ScopeEnded('interrupt'));
+        return { interrupted: true, turnId: 'turn-1' };
+      };
+    }
+  }
+
+  /** Asks the gate within the scope of the ask's turn ("turn-1" when it names none). */
+  ask(ask: PermissionAsk): Promise<PermissionVerdict> {
+    return this.gate(ask, this.turnScope(ask.turnId ?? 'turn-1').signal);
+  }
+
+  /** Ends a turn as the turn engine does: its scope first, then TURN_COMPLETED. */
+  completeTurn(turnId: string, interrupted = false): void {
+    this.turnScope(turnId).end(new ScopeEnded(interrupted ? 'interrupt' : 'turn_end'));
+    this.emit({
+      type: 'TURN_COMPLETED',
+      stream: 'system',
+      text: interrupted ? 'interrupted' : 'completed',
+      turnId,
+      data: { interrupted },
+    });
+  }
+
+  private turnScope(turnId: string): Scope {
+    let s = this.turns.get(turnId);
+    if (!s) {
+      s = scope(this.lifetime);
+      this.turns.set(turnId, s);
+    }
+    return s;
   }
 
   send(text: string, recorded: () => void): void {
@@ -148,7 +186,8 @@ export class FakeProvider implements Provider {
       ++this.nextPid,
       (ev) => spec.emit(ev),
       this.capabilities.interrupt,
-      (ask) => spec.askPermission(ask),
+      spec.askPermission,
+      spec.lifetime,
     );
     this.agents.push(agent);
     spec.spawned(agent.pid);

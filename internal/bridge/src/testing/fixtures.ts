@@ -51,6 +51,7 @@ export function newSession(clock: Clock, overrides: Partial<CoreSettings> = {}):
     audit: noAudit,
     observer: noEventObserver,
     codec: jsonEventCodec,
+    lifetime: new AbortController().signal,
   });
 }
 

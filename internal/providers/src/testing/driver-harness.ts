@@ -34,7 +34,9 @@ export function driverHarness<D extends ProtocolDriver>(
   const recordedAt: number[] = [];
   let inputClosed = false;
   let kills = 0;
+  const lifetime = new AbortController();
   const turns = new TurnEngine({
+    lifetime: lifetime.signal,
     emit: (e) => events.push(e),
     // Writes fail once the input is closed (closeInput), as the first write to a gone agent does.
     inputOpen: () => true,
@@ -47,7 +49,7 @@ export function driverHarness<D extends ProtocolDriver>(
   const options = opts.options ?? {};
   const asks: PermissionAsk[] = [];
   const answer = opts.permissions ?? 'deny';
-  const askPermission: AskPermission = (ask) => {
+  const askPermission: AskPermission = (ask, _signal) => {
     asks.push(ask);
     return typeof answer === 'function'
       ? answer(ask)
@@ -63,11 +65,12 @@ export function driverHarness<D extends ProtocolDriver>(
       spawned: () => {},
       emit: () => {},
       signal: new AbortController().signal,
+      lifetime: lifetime.signal,
       startupClock: { stop() {}, restart() {} },
       askPermission,
     } satisfies SessionSpec,
     options,
-    askPermission,
+    askPermission: (ask) => askPermission(ask, turns.current?.signal ?? lifetime.signal),
     turns,
     emit: (e) => events.push(e),
     writeJson: (m) => {
