@@ -70,7 +70,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       },
       askPermission: (ask, within) => session.permissions.ask(ask, within),
       signal,
-      lifetime: session.lifetime.signal,
+      lifetime: session.lifetime,
       startupClock,
     });
     // Not released before the provider is done with it, even when this

@@ -61,12 +61,6 @@ export class Session {
   readonly inputKeys = new IdempotencyKeys();
   /** The agent's permission requests and their answers. */
   readonly permissions: PermissionGate;
-  /**
-   * The session's scope, inside the daemon's: ended when the session is
-   * stopped ("stop", "shutdown") or its agent is gone ("exit"). Its turns,
-   * and what they wait on, live inside it.
-   */
-  readonly lifetime: Scope;
   readonly createdAt: number;
   /** Settles when start-up has finished (either way); identical retries and stops wait on it. */
   private startedPromise: Promise<void> | undefined;
@@ -82,6 +76,8 @@ export class Session {
   private stopReason: StopReason | undefined;
   private stopping: Promise<void> | undefined;
   private readonly stopGracePeriodMs: number;
+  /** The session's scope, inside the daemon's; only the session ends it. */
+  private readonly scope: Scope;
   /**
    * Ended (StoppedDuringStartup) by a stop while starting, and by nothing
    * else: the provider may watch it for as long as its start-up runs.
@@ -117,7 +113,7 @@ export class Session {
     });
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
     this.stopGracePeriodMs = settings.stopGracePeriodMs;
-    this.lifetime = scope(deps.lifetime);
+    this.scope = scope(deps.lifetime);
     this.startup = scope();
     this.terminal = new Promise((resolve) => {
       this.terminalRecorded = resolve;
@@ -139,6 +135,15 @@ export class Session {
 
   get id(): string {
     return this.request.sessionId;
+  }
+
+  /**
+   * Aborted when the session is stopped ("stop", "shutdown") or its agent
+   * is gone ("exit"), the cause on it (ScopeEnded). Its turns, and what they
+   * wait on, live inside it.
+   */
+  get lifetime(): AbortSignal {
+    return this.scope.signal;
   }
 
   /** Settles when start-up has finished (either way); undefined before it began. */
@@ -332,7 +337,7 @@ export class Session {
     this.stopReason ??= reason;
     if (this.state === 'STARTING') this.startup.end(new StoppedDuringStartup(this.stopReason));
     // The agent is going: nothing it asks now waits for an answer.
-    this.lifetime.end(new ScopeEnded(this.stopReason === 'shutdown' ? 'shutdown' : 'stop'));
+    this.scope.end(new ScopeEnded(this.stopReason === 'shutdown' ? 'shutdown' : 'stop'));
     this.state = 'STOPPING';
     this.stopping = this.stopAgent(force);
     return this.stopping;
@@ -356,7 +361,7 @@ export class Session {
    */
   finish(exit: ExitInfo): void {
     if (this.ended) return;
-    this.lifetime.end(new ScopeEnded('exit'));
+    this.scope.end(new ScopeEnded('exit'));
     for (const held of this.redaction.flush()) this.store(held);
     this.exitCode = exit.exitCode ?? undefined;
     this.exitSignal = exit.signal ?? '';
@@ -384,7 +389,7 @@ export class Session {
   /** Marks the session failed with a terminal event. */
   fail(error: string, data: Record<string, unknown>): void {
     if (this.ended) return;
-    this.lifetime.end(new ScopeEnded('exit'));
+    this.scope.end(new ScopeEnded('exit'));
     this.state = 'FAILED';
     this.error = error;
     this.endedAt ??= this.clock.now();
