@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Bridge, startBridge, waitFor } from '@agent-bridge/harness';
 import type { GetSessionResponse } from '@agent-bridge/proto';
-import { type Bridge, startBridge, waitFor } from '@agent-bridge/tests/harness';
 import { built } from './built.js';
 
 const CAT = '/usr/bin/cat';

@@ -4,15 +4,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  type BridgeServiceClient,
-  EventType,
-  type PermissionDecision,
-  ProbeState,
-  type ProviderInfo,
-  type SessionEvent,
-  SessionStatus,
-} from '@agent-bridge/proto';
-import {
   bearer,
   call,
   connect,
@@ -25,10 +16,19 @@ import {
   type TestDaemon,
   turnsDone,
   waitFor,
-} from '@agent-bridge/tests/harness';
+} from '@agent-bridge/harness';
+import {
+  type BridgeServiceClient,
+  EventType,
+  type PermissionDecision,
+  ProbeState,
+  type ProviderInfo,
+  type SessionEvent,
+  SessionStatus,
+} from '@agent-bridge/proto';
 import { expect } from 'vitest';
 
-export { ofType, showEvents as show, turnsDone } from '@agent-bridge/tests/harness';
+export { ofType, showEvents as show, turnsDone } from '@agent-bridge/harness';
 
 /**
  * The turn's shape every adapter promises: TURN_STARTED after the input and

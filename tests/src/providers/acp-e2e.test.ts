@@ -2,15 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type BridgeServiceClient,
-  EventType,
-  ProviderAuthState,
-  type SessionEvent,
-  SessionStatus,
-} from '@agent-bridge/proto';
-import type { Metadata } from '@grpc/grpc-js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
   asked,
   call,
   codeOf,
@@ -28,7 +19,16 @@ import {
   type TestDaemon,
   useDaemon,
   waitFor,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import {
+  type BridgeServiceClient,
+  EventType,
+  ProviderAuthState,
+  type SessionEvent,
+  SessionStatus,
+} from '@agent-bridge/proto';
+import type { Metadata } from '@grpc/grpc-js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gateCases } from './gate-cases.js';
 
 // The acp adapter end to end: the real daemon over mTLS + JWT, driving the

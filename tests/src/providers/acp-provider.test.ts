@@ -1,9 +1,6 @@
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentEvent, AgentHandle, PermissionAsk, SessionSpec } from '@agent-bridge/providers';
-import { AcpProvider, StartupGate, SupervisedProcess } from '@agent-bridge/providers/host';
-import { afterAll, describe, expect, it } from 'vitest';
 import {
   healthOnceProbed,
   isAlive,
@@ -11,7 +8,10 @@ import {
   REPO_ROOT,
   testProbeHost,
   waitFor,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import type { AgentEvent, AgentHandle, PermissionAsk, SessionSpec } from '@agent-bridge/providers';
+import { AcpProvider, StartupGate, SupervisedProcess } from '@agent-bridge/providers/host';
+import { afterAll, describe, expect, it } from 'vitest';
 
 // The acp adapter on its own (no daemon), for what the daemon's config
 // cannot reach: sub-second turn timeouts, an agent that ignores cancel, the

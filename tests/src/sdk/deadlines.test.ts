@@ -17,8 +17,8 @@ import {
   type SessionEvent,
   UnavailableError,
 } from '@agent-bridge/bridgeclient';
+import { startTcpProxy, type TcpProxy, useDaemon, waitFor, within } from '@agent-bridge/harness';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTcpProxy, type TcpProxy, useDaemon, waitFor, within } from '../harness/index.js';
 import { closeClients, range, rejection, sdkClient } from './helpers.js';
 
 const bridge = useDaemon({

@@ -20,7 +20,6 @@ import {
   type SessionEvent,
   UnavailableError,
 } from '@agent-bridge/bridgeclient';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   startDaemon,
   startTcpProxy,
@@ -29,7 +28,8 @@ import {
   useDaemon,
   waitFor,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { clientOptions, closeClients, rejection, sdkClient } from './helpers.js';
 
 // One repository path valid on both daemons, as on hosts that share a layout.

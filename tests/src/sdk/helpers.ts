@@ -10,8 +10,8 @@ import {
   type SessionEvent,
   type StatusName,
 } from '@agent-bridge/bridgeclient';
+import { type Bridge, waitFor } from '@agent-bridge/harness';
 import { expect } from 'vitest';
-import { type Bridge, waitFor } from '../harness/index.js';
 
 /** Options of a client of `bridge`'s daemon as project `projectId`, over its test PKI. */
 export function clientOptions(

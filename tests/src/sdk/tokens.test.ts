@@ -14,6 +14,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { UnauthenticatedError } from '@agent-bridge/bridgeclient';
+import { bearer, call, codeOf, connect, mintToken, status, useDaemon } from '@agent-bridge/harness';
 import type { CertAndKey } from '@agent-bridge/pki';
 import {
   BridgeServiceClient,
@@ -24,7 +25,6 @@ import {
 import { credentials, type Metadata, Server, ServerCredentials } from '@grpc/grpc-js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bearer, call, codeOf, connect, mintToken, status, useDaemon } from '../harness/index.js';
 import { type clientOptions, closeClients, range, rejection, sdkClient } from './helpers.js';
 
 // No clock skew allowed: a token is refused the moment it expires, so a
