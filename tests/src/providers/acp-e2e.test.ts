@@ -539,7 +539,13 @@ describe('acp providers at start-up and in ListProviders', () => {
   it('an untrusted-directory exit (55) fails the start with its code', async () => {
     const { sessionId, res } = await start('gemini-untrusted');
     expect(res.status).toBe(SessionStatus.SESSION_STATUS_FAILED);
-    expect((await get(sessionId)).error).toContain('code 55');
+    const { error } = await get(sessionId);
+    expect(error).toContain('code 55');
+    expect(error).toContain('Gemini CLI is not running in a trusted directory');
+    const events = await until(sessionId, ended);
+    expect(String(events.at(-1)?.data?.stderr_tail)).toContain(
+      'not running in a trusted directory',
+    );
   });
 
   it('reports version, capabilities and the free auth probe of each flavour', async () => {

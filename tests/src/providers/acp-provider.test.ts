@@ -41,8 +41,11 @@ function provider(
 }
 
 /** Starts a session whose permission requests are all denied (as by the default policy); `asks` are what it got. */
-async function start(p: AcpProvider, options: Record<string, string> = {}) {
-  const events: AgentEvent[] = [];
+async function start(
+  p: AcpProvider,
+  options: Record<string, string> = {},
+  events: AgentEvent[] = [],
+) {
   const asks: PermissionAsk[] = [];
   const handle = await p.start({
     projectId: 'p',
@@ -95,8 +98,12 @@ describe('AcpProvider with the fake agent', () => {
     const distrusted = provider(FAKE_GEMINI, {
       env: { HOME: repo, GEMINI_CLI_TRUST_WORKSPACE: 'false' },
     });
-    await expect(start(distrusted)).rejects.toThrow(
-      /agent exited during start-up \(code 55\): Gemini CLI is not running in a trusted directory/,
+    const events: AgentEvent[] = [];
+    await expect(start(distrusted, {}, events)).rejects.toThrow(
+      'agent exited during start-up (code 55)',
+    );
+    expect(events.filter((e) => e.type === 'STDERR').map((e) => e.text)).toContainEqual(
+      expect.stringContaining('Gemini CLI is not running in a trusted directory'),
     );
   });
 

@@ -104,9 +104,12 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       return;
     }
     if (err instanceof StartupTimeout || err instanceof StartupError) {
-      session.fail(err.message, {
-        reason: err instanceof StartupTimeout ? 'startup_timeout' : 'startup_failed',
-      });
+      const exited = err instanceof StartupError && err.exit !== undefined;
+      session.failStartup(
+        err.message,
+        err instanceof StartupTimeout ? 'startup_timeout' : 'startup_failed',
+        exited,
+      );
       logger.warn({ sessionId: session.id }, err.message);
       return;
     }

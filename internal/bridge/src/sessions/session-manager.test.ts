@@ -332,6 +332,27 @@ describe('SessionManager: start', () => {
     expect(snap.status).toBe('FAILED');
     expect((await history(snap.sessionId)).at(-1)?.data).toEqual({ reason: 'startup_failed' });
   });
+
+  it('quotes the end of the redacted stderr of an agent that exits during start-up', async () => {
+    const { manager, provider, request, history } = setup();
+    const token = `ghp_${'a1B2'.repeat(9)}`;
+    provider.outcome = 'startup_exit';
+    provider.lastWords = ['loading', `fatal: the token ${token} was refused`, 'giving up'];
+    const snap = await within('the start', manager.start(alpha, request()));
+    const error =
+      'agent exited during start-up (code 7): loading | fatal: the token [REDACTED] was refused | giving up';
+    expect(snap).toMatchObject({ status: 'FAILED', error });
+    const last = (await history(snap.sessionId)).at(-1);
+    expect(last).toMatchObject({
+      type: 'SESSION_FAILED',
+      error,
+      data: {
+        reason: 'startup_failed',
+        stderr_tail: 'loading\nfatal: the token [REDACTED] was refused\ngiving up\n',
+      },
+    });
+    expect(JSON.stringify(last)).not.toContain(token);
+  });
   it('records an agent that exits on its own as a crash, with its stderr tail', async () => {
     const { manager, start, history } = setup();
     const { id, agent } = await start();

@@ -1,53 +1,30 @@
 import type { AgentEvent, AgentHandle, ExitInfo, Provider } from '@agent-bridge/providers';
 import { type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
-import type { Audit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
 import { precondition } from '../errors.js';
 import { CursorStore } from '../events/cursors.js';
 import type { BridgeEvent } from '../events/event.js';
-import type { EventCodec } from '../events/event-codec.js';
-import type { EventObserver } from '../events/event-observer.js';
-import { EventRing } from '../events/event-ring.js';
+import type { EventRing } from '../events/event-ring.js';
 import { PermissionGate } from '../permissions/permission-gate.js';
-import { EventRedactor } from '../redaction/event-redactor.js';
-import type { SecretRedactor } from '../redaction/redactor.js';
-import type {
-  Caller,
-  CoreSettings,
-  SessionSnapshot,
-  SessionStatus,
-  StartRequest,
-} from '../types.js';
+import type { SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import { auditEvent } from './session-audit.js';
+import {
+  exitText,
+  lastLines,
+  StoppedDuringStartup,
+  type StopReason,
+  stopText,
+} from './session-ending.js';
+import { SessionEvents, type SessionEventsDeps } from './session-events.js';
 
-export type StopReason = 'stop_requested' | 'idle_timeout' | 'shutdown';
+export type { StopReason } from './session-ending.js';
 
 /** What a session is built with, besides what it runs. */
-export interface SessionDeps {
-  settings: CoreSettings;
-  secrets: SecretRedactor;
-  clock: Clock;
+export interface SessionDeps extends SessionEventsDeps {
   /** Permission request timeouts. */
   timers: Timers;
-  audit: Audit;
-  observer: EventObserver;
-  codec: EventCodec;
   /** The daemon's scope: the session's lives inside it. */
   lifetime: AbortSignal;
-  /** Who started the session, named in its audit records. */
-  startedBy?: Caller | undefined;
-}
-
-/** Characters of stored (redacted) stderr kept for the failure event's `stderr_tail`. */
-const STDERR_TAIL_CHARS = 4096;
-
-/** Why a start-up was abandoned: the session was stopped before its agent came up. */
-class StoppedDuringStartup extends Error {
-  constructor(readonly reason: StopReason) {
-    super(`the session was stopped during start-up (${reason})`);
-    this.name = 'StoppedDuringStartup';
-  }
 }
 
 /**
@@ -56,7 +33,6 @@ class StoppedDuringStartup extends Error {
  * without the terminal event that tells its readers, and never ends twice.
  */
 export class Session {
-  readonly ring: EventRing;
   readonly cursors: CursorStore;
   readonly inputKeys = new IdempotencyKeys();
   /** The agent's permission requests and their answers. */
@@ -83,17 +59,11 @@ export class Session {
    * else: the provider may watch it for as long as its start-up runs.
    */
   private readonly startup: Scope;
-  private readonly redaction: EventRedactor;
+  private readonly events: SessionEvents;
   /** Settles once the terminal event is recorded. */
   private readonly terminal: Promise<void>;
   private terminalRecorded: () => void = () => undefined;
-  /** The end of the session's stderr as stored, so already redacted. */
-  private stderrTail = '';
-
   private readonly clock: Clock;
-  private readonly audit: Audit;
-  private readonly observer: EventObserver;
-  private readonly startedBy: Caller | undefined;
 
   constructor(
     readonly request: StartRequest,
@@ -101,16 +71,9 @@ export class Session {
     readonly provider: Provider,
     deps: SessionDeps,
   ) {
-    const { settings, codec } = deps;
+    const { settings } = deps;
     this.clock = deps.clock;
-    this.audit = deps.audit;
-    this.observer = deps.observer;
-    this.startedBy = deps.startedBy;
-    this.ring = new EventRing(settings.eventBufferSize, settings.eventBufferBytes, codec, {
-      sessionId: request.sessionId,
-      projectId: request.projectId,
-      provider: request.provider,
-    });
+    this.events = new SessionEvents(request, deps);
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
     this.stopGracePeriodMs = settings.stopGracePeriodMs;
     this.scope = scope(deps.lifetime);
@@ -118,7 +81,6 @@ export class Session {
     this.terminal = new Promise((resolve) => {
       this.terminalRecorded = resolve;
     });
-    this.redaction = new EventRedactor(deps.secrets);
     this.permissions = new PermissionGate({
       policy: settings.permissionPolicy(request.provider),
       clock: deps.clock,
@@ -131,6 +93,11 @@ export class Session {
     });
     this.createdAt = this.clock.now();
     this.lastActive = this.createdAt;
+  }
+
+  /** The session's stored events, which readers address by seq. */
+  get ring(): EventRing {
+    return this.events.ring;
   }
 
   get id(): string {
@@ -164,7 +131,7 @@ export class Session {
 
   /** When the session last stored an event or was read: what its idle timeout counts from. */
   get lastActivity(): number {
-    return this.lastActive;
+    return Math.max(this.lastActive, this.events.lastStoredAt);
   }
 
   /** A reader attached at `now`. */
@@ -223,67 +190,21 @@ export class Session {
   }
 
   /**
-   * Stores an event with the next seq, redacted first (text, error and
-   * data; output lines and streamed messages per stream, see
-   * EventRedactor): nothing unredacted ever enters the ring. A piece of a
-   * streamed message may wait, stored with a later one; text held back
-   * before this event is stored first.
+   * Stores an agent's event, redacted first (SessionEvents): nothing
+   * unredacted ever enters the ring.
    */
   append(ev: AgentEvent): void {
-    for (const out of this.redaction.events(ev)) this.store(out);
+    this.events.append(ev);
   }
 
-  /**
-   * Stores an event of the daemon's own (an input, a permission request or
-   * resolution), which is never held back, and returns it as stored.
-   */
+  /** Stores an event of the daemon's own, never held back, and returns it as stored. */
   record(ev: AgentEvent): BridgeEvent {
-    const out = this.redaction.events(ev);
-    let stored: BridgeEvent | undefined;
-    for (const e of out) stored = this.store(e);
-    if (!stored || out.at(-1)?.type !== ev.type) {
-      throw new Error(`a ${ev.type} event was held back: only streamed messages may be`);
-    }
-    return stored;
+    return this.events.record(ev);
   }
 
-  private store(ev: AgentEvent): BridgeEvent {
-    const stored = this.eventAt(this.ring.lastSeq + 1, ev);
-    this.lastActive = stored.timestamp;
-    this.observer.stored(this.request.provider, stored, this.ring.push(stored));
-    if (stored.type === 'STDERR') this.keepStderr(stored.text, stored.data?.continued === true);
-    auditEvent(this.audit, stored, this.startedBy?.identity);
-    return stored;
-  }
-
-  private keepStderr(text: string, continued: boolean): void {
-    const tail = this.stderrTail + text + (continued ? '' : '\n');
-    if (tail.length <= STDERR_TAIL_CHARS) {
-      this.stderrTail = tail;
-      return;
-    }
-    // Start at a line so the tail never opens with half of a "[REDACTED]".
-    const cut = tail.slice(-STDERR_TAIL_CHARS);
-    const nl = cut.indexOf('\n');
-    this.stderrTail = nl >= 0 && nl < cut.length - 1 ? cut.slice(nl + 1) : cut;
-  }
-
-  /** An event of this session with `seq`, stamped now. Only `append` stores it. */
+  /** An event of this session with `seq`, stamped now; not stored. */
   eventAt(seq: number, ev: AgentEvent): BridgeEvent {
-    return {
-      seq,
-      timestamp: this.clock.now(),
-      sessionId: this.id,
-      projectId: this.projectId,
-      provider: this.request.provider,
-      type: ev.type,
-      stream: ev.stream,
-      text: ev.text,
-      done: ev.done ?? false,
-      error: ev.error ?? '',
-      turnId: ev.turnId ?? '',
-      data: ev.data,
-    };
+    return this.events.eventAt(seq, ev);
   }
 
   /** The agent, for input and interrupts; refused unless the session is running. */
@@ -362,7 +283,7 @@ export class Session {
   finish(exit: ExitInfo): void {
     if (this.ended) return;
     this.scope.end(new ScopeEnded('exit'));
-    for (const held of this.redaction.flush()) this.store(held);
+    this.events.flush();
     this.exitCode = exit.exitCode ?? undefined;
     this.exitSignal = exit.signal ?? '';
     this.endedAt = this.clock.now();
@@ -382,8 +303,22 @@ export class Session {
       });
       this.terminalRecorded();
     } else {
-      this.fail(exitText(exit), { ...data, stderr_tail: this.stderrTail });
+      this.fail(exitText(exit), { ...data, stderr_tail: this.events.stderrTail });
     }
+  }
+
+  /**
+   * Fails a start-up. When the agent exited, the error quotes the end of its
+   * stderr as stored (redacted), which usually says why, and `stderr_tail`
+   * carries more of it.
+   */
+  failStartup(error: string, reason: 'startup_failed' | 'startup_timeout', exited: boolean): void {
+    if (this.ended) return;
+    if (!exited) return this.fail(error, { reason });
+    this.events.flush();
+    const tail = this.events.stderrTail;
+    const quoted = lastLines(tail, 3);
+    this.fail(quoted ? `${error}: ${quoted}` : error, { reason, stderr_tail: tail });
   }
 
   /** Marks the session failed with a terminal event. */
@@ -415,21 +350,4 @@ export class Session {
       subscriberCount: this.readers,
     };
   }
-}
-
-function stopText(reason: StopReason | undefined, exit: ExitInfo): string {
-  switch (reason) {
-    case 'stop_requested':
-      return 'session stopped on request';
-    case 'idle_timeout':
-      return 'session stopped: idle timeout (no input, output or subscriber)';
-    case 'shutdown':
-      return 'session stopped: the daemon is shutting down';
-    default:
-      return `agent exited with code ${exit.exitCode}`;
-  }
-}
-
-function exitText(exit: ExitInfo): string {
-  return exit.signal ? `agent killed by ${exit.signal}` : `agent exited with code ${exit.exitCode}`;
 }

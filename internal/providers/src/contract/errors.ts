@@ -30,10 +30,17 @@ export class SpawnError extends Error {
   }
 }
 
-/** The agent did not come up: it exited, or start-up was abandoned. The session fails with this message. */
+/**
+ * The agent did not come up: it exited (`exit` says how; its stderr went to
+ * the session as events), or start-up was abandoned. The session fails with
+ * this message.
+ */
 export class StartupError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  readonly exit: ExitInfo | undefined;
+
+  constructor(message: string, options?: ErrorOptions & { exit?: ExitInfo }) {
     super(message, options);
     this.name = 'StartupError';
+    this.exit = options?.exit;
   }
 }

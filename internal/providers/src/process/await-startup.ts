@@ -31,8 +31,9 @@ export async function awaitStartup(
   if (outcome === 'aborted') {
     throw new StartupError(`the agent did not ${awaited} before its start-up was abandoned`);
   }
-  if (outcome instanceof Error) throw new StartupError(`agent start-up failed: ${outcome.message}`);
+  if (outcome instanceof Error) {
+    throw new StartupError(`agent start-up failed: ${outcome.message}`, { cause: outcome });
+  }
   const how = outcome.signal ? `signal ${outcome.signal}` : `code ${outcome.exitCode}`;
-  const tail = proc.stderrTail().trim().split('\n').slice(-3).join(' | ');
-  throw new StartupError(`agent exited during start-up (${how})${tail ? `: ${tail}` : ''}`);
+  throw new StartupError(`agent exited during start-up (${how})`, { exit: outcome });
 }

@@ -22,8 +22,6 @@ export interface SpawnOptions {
   onStderrLine(text: string, continued: boolean): void;
   /** Called with the pid as soon as the process exists, before any output is read. */
   onSpawn?(pid: number): void;
-  /** Bytes of stderr kept for the failure report. */
-  stderrTailBytes?: number;
   /** Longest stdout line delivered whole (structured protocols need long lines). */
   stdoutMaxLineBytes?: number;
 }
@@ -46,7 +44,6 @@ export class SupervisedProcess {
   /** Resolves once the process has exited and its output is fully read. */
   readonly exited: Promise<ExitInfo>;
   private stdinOpen = true;
-  private tail = '';
   private hasExited = false;
 
   private constructor(
@@ -54,12 +51,8 @@ export class SupervisedProcess {
     opts: SpawnOptions,
   ) {
     this.pid = child.pid as number;
-    const tailBytes = opts.stderrTailBytes ?? 4096;
     const out = new LineSplitter(opts.onStdoutLine, opts.stdoutMaxLineBytes);
-    const err = new LineSplitter((text, continued) => {
-      this.tail = (this.tail + text + (continued ? '' : '\n')).slice(-tailBytes);
-      opts.onStderrLine(text, continued);
-    });
+    const err = new LineSplitter(opts.onStderrLine);
     child.stdout?.on('data', (c: Buffer) => out.push(c));
     child.stderr?.on('data', (c: Buffer) => err.push(c));
     child.stdin?.on('error', () => {
@@ -127,11 +120,6 @@ export class SupervisedProcess {
 
   get running(): boolean {
     return !this.hasExited;
-  }
-
-  /** Last bytes of stderr, for the failure report. */
-  stderrTail(): string {
-    return this.tail;
   }
 
   /** Writes to stdin. Throws InputClosedError when the agent no longer reads. */

@@ -108,8 +108,7 @@ afterAll(() => rmSync(repo, { recursive: true, force: true }));
 const lifetime = new AbortController();
 afterAll(() => lifetime.abort());
 
-async function start(p: TestProvider, startupMs = 10_000, cwd = repo) {
-  const events: AgentEvent[] = [];
+async function start(p: TestProvider, startupMs = 10_000, cwd = repo, events: AgentEvent[] = []) {
   const handle = await p.start({
     projectId: 'p',
     sessionId: '0b7c1d2e-6f3a-4c5b-9d8e-7f6a5b4c3d2e',
@@ -164,10 +163,17 @@ describe('StructuredProvider', () => {
     await stop(handle);
   });
 
-  it('fails start-up with the exit status and stderr when the agent dies first', async () => {
+  it('fails start-up with the exit status when the agent dies first; its stderr, which says why, went out first', async () => {
     const p = new TestProvider({ args: ['--die'] });
-    await expect(start(p)).rejects.toThrow(
-      new StartupError('agent exited during start-up (code 3): fatal: no config'),
+    const events: AgentEvent[] = [];
+    const err = await start(p, 10_000, repo, events).then(
+      () => expect.unreachable('the start-up failed'),
+      (e: unknown) => e as StartupError,
+    );
+    const exit = { exitCode: 3, signal: null };
+    expect(err).toEqual(new StartupError('agent exited during start-up (code 3)', { exit }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'STDERR', text: 'fatal: no config' }),
     );
   });
 
