@@ -30,7 +30,7 @@ describe('Subscriptions', () => {
       never,
       batch,
     );
-    expect(session.readerCount).toBe(2);
+    expect(session.readers.count).toBe(2);
     expect(
       await kindOf(() =>
         subs.open(session, { sessionId: session.id, afterSeq: 0, subscriberId: '' }, never, batch),
@@ -38,16 +38,16 @@ describe('Subscriptions', () => {
     ).toBe('resource_exhausted');
     a.close();
     a.close();
-    expect(session.readerCount).toBe(1);
+    expect(session.readers.count).toBe(1);
     await within('the stream to return', b[Symbol.asyncIterator]().return!());
-    expect(session.readerCount).toBe(0);
+    expect(session.readers.count).toBe(0);
   });
 
   it('refuses to resume beyond the last event', async () => {
     const { session, subs } = setup();
     const req = { sessionId: session.id, afterSeq: 4, subscriberId: '' };
     expect(await kindOf(() => subs.open(session, req, never, batch))).toBe('out_of_range');
-    expect(session.readerCount).toBe(0);
+    expect(session.readers.count).toBe(0);
   });
 
   it('resumes from after_seq, else from the acked position, else from the oldest event', async () => {
@@ -87,11 +87,11 @@ describe('Subscriptions', () => {
     expect((await nextBatch(events)).map((e) => e.seq)).toEqual([2, 3]);
     // Coming back for more is what shows the batch was consumed.
     const waiting = events.next();
-    expect(session.lastActivity).toBe(clock.now());
+    expect(session.readers.lastActivity).toBe(clock.now());
     clock.advance(9_000);
     expect(session.cursors.get('cp', clock.now())).toBe(1);
     stream.close();
-    expect(session.lastActivity).toBe(clock.now());
+    expect(session.readers.lastActivity).toBe(clock.now());
     clock.advance(9_999);
     expect(session.cursors.get('cp', clock.now())).toBe(1);
     clock.advance(1);

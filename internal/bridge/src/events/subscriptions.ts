@@ -51,9 +51,9 @@ export class Subscriptions {
         'after_seq_beyond_last',
       );
     }
-    if (session.readerCount >= this.maxSubscribers) {
+    if (session.readers.count >= this.maxSubscribers) {
       throw exhausted(
-        `session ${session.id} already has ${session.readerCount} readers`,
+        `session ${session.id} already has ${session.readers.count} readers`,
         'reader_limit',
       );
     }
@@ -102,7 +102,7 @@ class Subscription implements EventStream {
   ) {
     const { sessionId, projectId, provider } = source.request;
     this.session = { sessionId, projectId, provider };
-    source.readerAttached(clock.now());
+    source.readers.attached(clock.now());
     this.batches = readEvents(
       source,
       {
@@ -119,7 +119,7 @@ class Subscription implements EventStream {
   close(): void {
     if (!this.open) return;
     this.open = false;
-    this.source.readerDetached();
+    this.source.readers.detached();
     this.touch();
   }
 
@@ -136,7 +136,7 @@ class Subscription implements EventStream {
   /** Reading is activity: the session is not idle and the subscriber's cursor stays alive. */
   private touch(): void {
     const now = this.clock.now();
-    this.source.touched(now);
+    this.source.readers.touched(now);
     if (this.subscriberId) this.source.cursors.touch(this.subscriberId, now);
   }
 }

@@ -1,5 +1,6 @@
 import type { Audit, AuditIdentity } from '../audit.js';
 import type { BridgeEvent } from '../events/event.js';
+import type { Caller } from '../types.js';
 
 const AUDITED = new Set<BridgeEvent['type']>([
   'SESSION_STARTED',
@@ -47,4 +48,21 @@ export function auditEvent(audit: Audit, ev: BridgeEvent, startedBy?: AuditIdent
     default:
       return;
   }
+}
+
+/** A client asked to stop (or kill) a live session: who, before the stop's own record. */
+export function auditStopRequest(
+  audit: Audit,
+  s: { id: string; projectId: string },
+  caller: Caller,
+  force: boolean,
+): void {
+  audit({
+    kind: 'session',
+    outcome: 'ok',
+    reason: force ? 'session_kill_requested' : 'session_stop_requested',
+    sessionId: s.id,
+    projectId: s.projectId,
+    ...(caller.identity ? { identity: caller.identity } : {}),
+  });
 }

@@ -11,8 +11,31 @@ export class StoppedDuringStartup extends Error {
   }
 }
 
-/** The text of SESSION_STOPPED: why the session ended without a failure. */
-export function stopText(reason: StopReason | undefined, exit: ExitInfo): string {
+/** The terminal event an agent's end makes: stopped, or failed with why. */
+export type AgentEnd =
+  | { failed: false; text: string; data: Record<string, unknown> }
+  | { failed: true; error: string; data: Record<string, unknown> };
+
+/**
+ * How a session whose agent ended reports it: SESSION_STOPPED when it was
+ * stopped or exited 0, else SESSION_FAILED with the end of its stored
+ * (redacted) stderr, `stderr_tail`.
+ */
+export function agentEnd(
+  reason: StopReason | undefined,
+  exit: ExitInfo,
+  stderrTail: string,
+): AgentEnd {
+  const data: Record<string, unknown> = {
+    reason: reason ?? (exit.exitCode === 0 ? 'exited' : 'crashed'),
+  };
+  if (exit.exitCode !== null) data.exit_code = exit.exitCode;
+  if (exit.signal) data.signal = exit.signal;
+  if (reason || exit.exitCode === 0) return { failed: false, text: stopText(reason, exit), data };
+  return { failed: true, error: exitText(exit), data: { ...data, stderr_tail: stderrTail } };
+}
+
+function stopText(reason: StopReason | undefined, exit: ExitInfo): string {
   switch (reason) {
     case 'stop_requested':
       return 'session stopped on request';
@@ -25,8 +48,7 @@ export function stopText(reason: StopReason | undefined, exit: ExitInfo): string
   }
 }
 
-/** The error of SESSION_FAILED when the agent ended on its own. */
-export function exitText(exit: ExitInfo): string {
+function exitText(exit: ExitInfo): string {
   return exit.signal ? `agent killed by ${exit.signal}` : `agent exited with code ${exit.exitCode}`;
 }
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { InputClosedError, type Provider } from '@agent-bridge/providers';
+import type { Provider } from '@agent-bridge/providers';
 import { ScopeEnded, scope } from '@agent-bridge/scope';
-import { type Audit, noAudit } from '../audit.js';
+import { noAudit } from '../audit.js';
 import { type Clock, systemClock, systemTimers, type Timers } from '../clock.js';
-import { BridgeError, denied, invalid, notFound, precondition, unavailable } from '../errors.js';
-import { type EventCodec, jsonEventCodec } from '../events/event-codec.js';
-import { type EventObserver, noEventObserver } from '../events/event-observer.js';
+import { BridgeError, denied, precondition, unavailable } from '../errors.js';
+import { jsonEventCodec } from '../events/event-codec.js';
+import { noEventObserver } from '../events/event-observer.js';
 import {
   type BatchLimits,
   type EventStream,
@@ -19,8 +19,6 @@ import type { PermissionPolicy } from '../permissions/permission-policy.js';
 import { type Redactor, SecretRedactor } from '../redaction/redactor.js';
 import type {
   Caller,
-  CoreSettings,
-  Logger,
   PermissionAnswer,
   SessionCensus,
   SessionCounts,
@@ -28,41 +26,17 @@ import type {
   SessionStatus,
   StartRequest,
 } from '../types.js';
-import {
-  checkPermissionAnswer,
-  checkSessionId,
-  checkSubscriberId,
-  preview,
-  refusedOptions,
-} from '../validate.js';
+import { checkPermissionAnswer, checkSubscriberId, preview } from '../validate.js';
+import { checkStart, startingProvider } from './check-start.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
+import { sendInput } from './send-input.js';
 import { Session } from './session.js';
+import { auditStopRequest } from './session-audit.js';
+import { census, countSessions } from './session-census.js';
+import type { SessionManagerDeps } from './session-manager-deps.js';
+import { SessionTable } from './session-table.js';
 import { startSweeper } from './sweeper.js';
-
-export interface SessionManagerDeps {
-  settings: CoreSettings;
-  providers: ReadonlyMap<string, Provider>;
-  logger: Logger;
-  clock?: Clock;
-  /** Timers for start-up deadlines and the sweeper; a test passes a fake driven by its clock. */
-  timers?: Timers;
-  redactPatterns?: readonly RegExp[];
-  /** Where session lifecycle and permission records go. */
-  audit?: Audit;
-  /** Counts events stored and delivered (metrics). */
-  observer?: EventObserver;
-  /** How rings hold events: the daemon passes its wire encoding so each event is encoded once. JSON unless given. */
-  codec?: EventCodec;
-  /**
-   * The identity of the history this manager's sessions, events and
-   * cursors belong to. Kept in memory, they begin anew with the process,
-   * so it is new each time unless given. Acknowledgements name it.
-   */
-  historyId?: string;
-}
-
-const MAX_IDEMPOTENCY_KEY_BYTES = 128;
 
 /**
  * The core: starts, tracks, feeds, reads and stops sessions under the
@@ -70,7 +44,7 @@ const MAX_IDEMPOTENCY_KEY_BYTES = 128;
  * BridgeErrors with a kind.
  */
 export class SessionManager {
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions = new SessionTable();
   private readonly allowed: AllowedPaths;
   private readonly secrets: SecretRedactor;
   /** The daemon's redaction (built-in rules and `logging.redact_patterns`), for messages leaving it. */
@@ -107,7 +81,7 @@ export class SessionManager {
     startSweeper(
       {
         sessions: () => this.sessions.values(),
-        evict: (s) => this.evict(s),
+        evict: (s) => this.sessions.evict(s),
         settings: deps.settings,
         clock: this.clock,
         timers: this.timers,
@@ -137,64 +111,20 @@ export class SessionManager {
 
   /** Sessions by state, for the daemon and for `projectId`, with the limits that apply. */
   counts(projectId: string): SessionCounts {
-    let active = 0;
-    let retained = 0;
-    let projectActive = 0;
-    for (const s of this.sessions.values()) {
-      if (!s.live) retained++;
-      else {
-        active++;
-        if (s.projectId === projectId) projectActive++;
-      }
-    }
-    const { maxGlobal, maxPerProject } = this.deps.settings;
-    return { active, retained, limit: maxGlobal, projectActive, projectLimit: maxPerProject };
+    return countSessions(this.sessions.values(), projectId, this.deps.settings);
   }
 
-  /**
-   * Sessions grouped by provider and status, with their open readers: what
-   * the daemon reports as gauges. One pass over the sessions, made when asked.
-   */
+  /** Sessions by provider and status, with readers and waiting requests (gauges). */
   census(): SessionCensus[] {
-    const groups = new Map<string, SessionCensus>();
-    for (const s of this.sessions.values()) {
-      const snap = { provider: s.request.provider, status: s.status };
-      const key = `${snap.provider}\u0000${snap.status}`;
-      const g = groups.get(key) ?? { ...snap, sessions: 0, subscribers: 0, permissionsWaiting: 0 };
-      g.sessions++;
-      g.subscribers += s.readerCount;
-      g.permissionsWaiting += s.permissions.waiting;
-      groups.set(key, g);
-    }
-    return [...groups.values()];
+    return census(this.sessions.values());
   }
 
   async start(caller: Caller, req: StartRequest): Promise<SessionSnapshot> {
     if (this.shuttingDown) throw unavailable('the daemon is shutting down', 'shutting_down');
-    checkSessionId(req.sessionId);
-    if (req.projectId === '') throw invalid('project_id is required', 'project_id_missing');
-    if (req.projectId !== caller.projectId) {
-      throw denied(
-        `the token is not valid for project ${preview(req.projectId)}`,
-        'project_mismatch',
-      );
-    }
+    checkStart(caller, req);
     const existing = this.sessions.get(req.sessionId);
     if (existing) return this.retry(existing, req);
-    const provider = this.deps.providers.get(req.provider);
-    if (!provider) {
-      throw invalid(
-        `provider ${preview(req.provider)} is not configured (configured: ${[...this.deps.providers.keys()].join(', ')})`,
-        'unknown_provider',
-      );
-    }
-    const refusal = provider.validateOptions(req.agentOpts);
-    if (refusal) {
-      const message = refusedOptions(refusal, req.agentOpts);
-      throw refusal.malformed
-        ? invalid(message, 'agent_opt_malformed')
-        : denied(message, 'agent_opt_not_allowed');
-    }
+    const provider = startingProvider(req, this.deps.providers);
 
     const workspace = await this.allowed.open(req.repoPath);
     try {
@@ -240,7 +170,7 @@ export class SessionManager {
       lifetime: this.daemon.signal,
       startedBy: caller,
     });
-    this.sessions.set(req.sessionId, session);
+    this.sessions.add(session);
     const startupTimeoutMs = settings.startupTimeoutMs(req.provider);
     session.beginStartup(
       launchAgent(session, { timers: this.timers, logger, startupTimeoutMs, workspace }),
@@ -248,7 +178,7 @@ export class SessionManager {
     try {
       await session.started;
     } catch (err) {
-      this.sessions.delete(req.sessionId);
+      this.sessions.remove(session);
       throw err;
     }
     return session.snapshot();
@@ -270,23 +200,14 @@ export class SessionManager {
   }
 
   async stop(caller: Caller, sessionId: string, force: boolean): Promise<SessionStatus> {
-    const s = this.find(caller, sessionId);
-    if (s.live) {
-      (this.deps.audit ?? noAudit)({
-        kind: 'session',
-        outcome: 'ok',
-        reason: force ? 'session_kill_requested' : 'session_stop_requested',
-        sessionId,
-        projectId: s.projectId,
-        ...(caller.identity ? { identity: caller.identity } : {}),
-      });
-    }
+    const s = this.sessions.find(caller, sessionId);
+    if (s.live) auditStopRequest(this.deps.audit ?? noAudit, s, caller, force);
     await s.stop('stop_requested', force);
     return s.status;
   }
 
   get(caller: Caller, sessionId: string): SessionSnapshot {
-    return this.find(caller, sessionId).snapshot();
+    return this.sessions.find(caller, sessionId).snapshot();
   }
 
   list(caller: Caller, filter: ListFilter): SessionPage {
@@ -300,43 +221,15 @@ export class SessionManager {
   }
 
   sendInput(caller: Caller, sessionId: string, text: string, idempotencyKey: string): number {
-    const s = this.find(caller, sessionId);
-    if (Buffer.byteLength(idempotencyKey, 'utf8') > MAX_IDEMPOTENCY_KEY_BYTES) {
-      throw invalid(
-        `idempotency_key must be at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes`,
-        'idempotency_key_too_long',
-      );
-    }
-    const seen = s.inputKeys.seqOf(idempotencyKey);
-    if (seen !== undefined) return seen;
-    if (text.length === 0) throw invalid('text must not be empty', 'input_empty');
-    const max = this.deps.settings.maxInputBytes;
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > max) {
-      throw invalid(`text is ${bytes} bytes of UTF-8; the limit is ${max}`, 'input_too_large');
-    }
-    const agent = s.runningAgent();
-    // The agent writes first, so a closed input leaves no trace, and calls
-    // back before the turn is announced, so the input's seq comes first.
-    let seq = 0;
-    try {
-      agent.send(text, () => {
-        seq = s.record({ type: 'INPUT_RECEIVED', stream: 'system', text }).seq;
-      });
-    } catch (err) {
-      if (err instanceof InputClosedError)
-        throw precondition(`session ${sessionId}: ${err.message}`, 'input_closed');
-      throw err;
-    }
-    s.inputKeys.remember(idempotencyKey, seq);
-    return seq;
+    const s = this.sessions.find(caller, sessionId);
+    return sendInput(s, text, idempotencyKey, this.deps.settings.maxInputBytes);
   }
 
   async interrupt(
     caller: Caller,
     sessionId: string,
   ): Promise<{ interrupted: boolean; turnId: string }> {
-    const s = this.find(caller, sessionId);
+    const s = this.sessions.find(caller, sessionId);
     const agent = s.runningAgent();
     if (!s.provider.capabilities.interrupt || !agent.interrupt) {
       throw precondition(
@@ -350,7 +243,7 @@ export class SessionManager {
 
   /** A client's answer to a permission request; returns the seq of PERMISSION_RESOLVED. */
   respondPermission(caller: Caller, answer: PermissionAnswer): number {
-    const s = this.find(caller, answer.sessionId);
+    const s = this.sessions.find(caller, answer.sessionId);
     checkPermissionAnswer(answer);
     return s.permissions.respond(answer.requestId, answer.decision, answer.reason, caller);
   }
@@ -363,7 +256,7 @@ export class SessionManager {
     batch: BatchLimits,
   ): EventStream {
     checkSubscriberId(req.subscriberId, false);
-    return this.subscriptions.open(this.find(caller, req.sessionId), req, signal, batch);
+    return this.subscriptions.open(this.sessions.find(caller, req.sessionId), req, signal, batch);
   }
 
   /**
@@ -380,7 +273,7 @@ export class SessionManager {
     historyId = '',
   ): number {
     checkSubscriberId(subscriberId, true);
-    const session = this.find(caller, sessionId);
+    const session = this.sessions.find(caller, sessionId);
     if (historyId !== '' && historyId !== this.historyId) {
       throw precondition(
         `history_id ${preview(historyId)} is not this daemon's history ${this.historyId}: the acknowledged events were read from another run of the daemon (or another daemon), so no cursor was moved`,
@@ -396,22 +289,5 @@ export class SessionManager {
     await Promise.all(
       [...this.sessions.values()].map((s) => s.stop('shutdown', false).catch(() => undefined)),
     );
-  }
-
-  /** Forgets an ended session (past its retention): its events and cursors go with it. */
-  private evict(session: Session): void {
-    if (session.live)
-      throw new Error(`session ${session.id} is live: only an ended one is evicted`);
-    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
-  }
-
-  /** Looks a session up for `caller`; another project's session is "not found". */
-  private find(caller: Caller, sessionId: string): Session {
-    checkSessionId(sessionId);
-    const s = this.sessions.get(sessionId);
-    if (!s) throw notFound(sessionId);
-    // The caller cannot tell this from a missing session; the audit record can.
-    if (s.projectId !== caller.projectId) throw notFound(sessionId, 'session_of_other_project');
-    return s;
   }
 }

@@ -8,14 +8,10 @@ import type { EventRing } from '../events/event-ring.js';
 import { PermissionGate } from '../permissions/permission-gate.js';
 import type { SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import {
-  exitText,
-  lastLines,
-  StoppedDuringStartup,
-  type StopReason,
-  stopText,
-} from './session-ending.js';
+import { sameStart } from './same-start.js';
+import { agentEnd, lastLines, StoppedDuringStartup, type StopReason } from './session-ending.js';
 import { SessionEvents, type SessionEventsDeps } from './session-events.js';
+import { SessionReaders } from './session-readers.js';
 
 export type { StopReason } from './session-ending.js';
 
@@ -38,10 +34,10 @@ export class Session {
   /** The agent's permission requests and their answers. */
   readonly permissions: PermissionGate;
   readonly createdAt: number;
+  /** Who reads it now and when it was last active. */
+  readonly readers: SessionReaders;
   /** Settles when start-up has finished (either way); identical retries and stops wait on it. */
   private startedPromise: Promise<void> | undefined;
-  private readers = 0;
-  private lastActive: number;
   private state: SessionStatus = 'STARTING';
   private agent: AgentHandle | undefined;
   private pid = 0;
@@ -92,7 +88,7 @@ export class Session {
       startedBy: deps.startedBy,
     });
     this.createdAt = this.clock.now();
-    this.lastActive = this.createdAt;
+    this.readers = new SessionReaders(this.createdAt, () => this.events.lastStoredAt);
   }
 
   /** The session's stored events, which readers address by seq. */
@@ -124,32 +120,6 @@ export class Session {
     this.startedPromise = startup;
   }
 
-  /** Readers attached now (StreamEvents and StreamEventBatches calls). */
-  get readerCount(): number {
-    return this.readers;
-  }
-
-  /** When the session last stored an event or was read: what its idle timeout counts from. */
-  get lastActivity(): number {
-    return Math.max(this.lastActive, this.events.lastStoredAt);
-  }
-
-  /** A reader attached at `now`. */
-  readerAttached(now: number): void {
-    this.readers++;
-    this.lastActive = now;
-  }
-
-  /** A reader went away. */
-  readerDetached(): void {
-    this.readers--;
-  }
-
-  /** Something read the session at `now`: it is not idle. */
-  touched(now: number): void {
-    this.lastActive = now;
-  }
-
   get projectId(): string {
     return this.request.projectId;
   }
@@ -173,20 +143,7 @@ export class Session {
 
   /** True when `req` asks for exactly this session. */
   sameRequest(req: StartRequest): boolean {
-    const a = this.request;
-    if (
-      a.projectId !== req.projectId ||
-      a.provider !== req.provider ||
-      a.repoPath !== req.repoPath
-    ) {
-      return false;
-    }
-    const ka = Object.keys(a.agentOpts).sort();
-    const kb = Object.keys(req.agentOpts).sort();
-    return (
-      ka.length === kb.length &&
-      ka.every((k, i) => k === kb[i] && a.agentOpts[k] === req.agentOpts[k])
-    );
+    return sameStart(this.request, req);
   }
 
   /**
@@ -287,24 +244,12 @@ export class Session {
     this.exitCode = exit.exitCode ?? undefined;
     this.exitSignal = exit.signal ?? '';
     this.endedAt = this.clock.now();
-    const data: Record<string, unknown> = {
-      reason: this.stopReason ?? (exit.exitCode === 0 ? 'exited' : 'crashed'),
-    };
-    if (exit.exitCode !== null) data.exit_code = exit.exitCode;
-    if (exit.signal) data.signal = exit.signal;
-    if (this.stopReason || exit.exitCode === 0) {
-      this.state = 'STOPPED';
-      this.append({
-        type: 'SESSION_STOPPED',
-        stream: 'system',
-        text: stopText(this.stopReason, exit),
-        done: true,
-        data,
-      });
-      this.terminalRecorded();
-    } else {
-      this.fail(exitText(exit), { ...data, stderr_tail: this.events.stderrTail });
-    }
+    const end = agentEnd(this.stopReason, exit, this.events.stderrTail);
+    if (end.failed) return this.fail(end.error, end.data);
+    this.state = 'STOPPED';
+    const { text, data } = end;
+    this.append({ type: 'SESSION_STOPPED', stream: 'system', text, done: true, data });
+    this.terminalRecorded();
   }
 
   /**
@@ -347,7 +292,7 @@ export class Session {
       repoPath: this.repoPath,
       oldestSeq: this.ring.oldestSeq,
       lastSeq: this.ring.lastSeq,
-      subscriberCount: this.readers,
+      subscriberCount: this.readers.count,
     };
   }
 }

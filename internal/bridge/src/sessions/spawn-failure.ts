@@ -15,7 +15,9 @@ export function spawnFailure(err: SpawnError): BridgeError {
     return exhausted(
       `the daemon is out of file descriptors (${err.code}): cannot start another agent until sessions end`,
       'too_many_open_files',
+      undefined,
+      { cause: err },
     );
   }
-  return precondition(err.message, 'spawn_failed');
+  return precondition(err.message, 'spawn_failed', { cause: err });
 }

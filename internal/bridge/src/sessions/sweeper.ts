@@ -37,9 +37,9 @@ function sweep({ sessions, evict, settings, clock, logger }: SweeperDeps): void 
   for (const s of [...sessions()]) {
     if (
       s.status === 'RUNNING' &&
-      s.readerCount === 0 &&
+      s.readers.count === 0 &&
       idleTimeoutMs > 0 &&
-      now - s.lastActivity >= idleTimeoutMs
+      now - s.readers.lastActivity >= idleTimeoutMs
     ) {
       logger.info({ sessionId: s.id }, 'session idle: stopping');
       s.stop('idle_timeout', false).catch(() => undefined);
