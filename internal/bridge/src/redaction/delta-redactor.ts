@@ -1,6 +1,7 @@
 import { PlainText } from './plain-text.js';
-import { type RedactionRule, rulesFor } from './redaction-rules.js';
+import type { RedactionRule } from './redaction-rules.js';
 import { replaceSpans, type SecretRedactor, type Span } from './redactor.js';
+import { rulesFor } from './rule-triggers.js';
 
 /**
  * Text already stored that the rules still see in front of the next piece:

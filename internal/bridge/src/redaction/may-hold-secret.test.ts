@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CASES } from '../testing/redaction-cases.js';
 import { mayHoldSecret } from './may-hold-secret.js';
-import { BUILTIN_RULES, rulesFor } from './redaction-rules.js';
+import { BUILTIN_RULES } from './redaction-rules.js';
 import { SecretRedactor } from './redactor.js';
+import { rulesFor } from './rule-triggers.js';
 import { StreamRedactor } from './stream-redactor.js';
 
 const triggers = [...new Set(BUILTIN_RULES.flatMap((r) => r.triggers))];

@@ -1,4 +1,4 @@
-import { TRIGGERS } from './redaction-rules.js';
+import { TRIGGERS } from './rule-triggers.js';
 
 /**
  * For the first two characters of a trigger (lower-case ASCII, at

@@ -1,7 +1,8 @@
 import type { EventData } from '@agent-bridge/providers';
 import { mayHoldSecret } from './may-hold-secret.js';
 import { PlainText } from './plain-text.js';
-import { type RedactionRule, rulesFor, SECRET_KEY_NAME } from './redaction-rules.js';
+import { type RedactionRule, SECRET_KEY_NAME } from './redaction-rules.js';
+import { rulesFor } from './rule-triggers.js';
 
 /** Replaces secrets in one self-contained text before it is stored, logged or sent. */
 export type Redactor = (text: string) => string;

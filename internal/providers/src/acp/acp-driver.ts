@@ -5,7 +5,7 @@ import { summarizeInput } from '../contract/permission.js';
 import { JSON_RPC, JsonRpcPeer } from '../turns/json-rpc-peer.js';
 import { RequestError } from '../turns/pending-requests.js';
 import type { DriverContext, ProtocolDriver } from '../turns/structured-provider.js';
-import type { Turn } from '../turns/turn-engine.js';
+import type { Turn } from '../turns/turn.js';
 import { type AcpAgent, type HandshakeOptions, openAcpSession } from './acp-handshake.js';
 import { ACP_METHODS, type NewSessionInfo } from './acp-schema.js';
 import { answerPermission, decisionsOffered, offeredOptions } from './permission-answer.js';

@@ -3,7 +3,7 @@ import { type JsonObject, obj, str } from '../contract/json-value.js';
 import { denialMessage, PERMISSION_DECISIONS, summarizeInput } from '../contract/permission.js';
 import { PendingRequests } from '../turns/pending-requests.js';
 import type { DriverContext, ProtocolDriver } from '../turns/structured-provider.js';
-import type { Turn } from '../turns/turn-engine.js';
+import type { Turn } from '../turns/turn.js';
 import {
   assistantEvents,
   deltaEvent,

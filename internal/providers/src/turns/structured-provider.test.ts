@@ -16,7 +16,7 @@ import {
   StructuredProvider,
   type StructuredProviderOptions,
 } from './structured-provider.js';
-import type { Turn } from './turn-engine.js';
+import type { Turn } from './turn.js';
 
 // A one-file agent: prints {"ready":true}, then answers each JSON input line
 // {"say": s} with {"reply": s}; special inputs exercise the edge cases.

@@ -27,7 +27,8 @@ import { homeEnv, makeSessionHome, stateKey } from '../process/session-home.js';
 import type { StartupGate } from '../process/startup-gate.js';
 import type { Spawner, SupervisedProcess } from '../process/supervised-process.js';
 import { MAX_PROTOCOL_LINE_BYTES, protocolLineReader } from './protocol-lines.js';
-import { TurnEngine, type TurnProtocol } from './turn-engine.js';
+import type { TurnProtocol } from './turn.js';
+import { TurnEngine } from './turn-engine.js';
 
 export interface StructuredProviderOptions extends AgentSettings {
   id: string;

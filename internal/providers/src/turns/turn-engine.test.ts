@@ -2,7 +2,8 @@ import { endCause, ScopeEnded } from '@agent-bridge/scope';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InputClosedError } from '../contract/errors.js';
 import type { AgentEvent } from '../contract/events.js';
-import { type Turn, TurnEngine, type TurnProtocol } from './turn-engine.js';
+import type { Turn, TurnProtocol } from './turn.js';
+import { TurnEngine } from './turn-engine.js';
 
 /**
  * A protocol whose agent does what the test says: it records the inputs it
