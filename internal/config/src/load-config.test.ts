@@ -414,6 +414,19 @@ logging:
       /invalid config \/nonexistent\/bridge\.yaml:\n {2}\/nonexistent\/bridge\.yaml: \(file\): ENOENT/,
     );
   });
+
+  it('keeps what it could not read as the cause', () => {
+    const err = (() => {
+      try {
+        loadConfig('/nonexistent/bridge.yaml');
+      } catch (e) {
+        return e as ConfigError;
+      }
+      throw new Error('loadConfig accepted a missing file');
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.cause).toMatchObject({ code: 'ENOENT' });
+  });
 });
 
 describe('the documented example bridge.yaml', () => {
