@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from './load-config.js';
+import { ConfigError } from './config-error.js';
+import { loadConfig, parseConfig } from './load-config.js';
 
 const MINIMAL = `
 tls:

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import { ConfigError } from './config-error.js';
 import { type ConfigProblem, NodeReader } from './private/node-reader.js';
 import {
   bool,
@@ -22,27 +23,6 @@ import {
   text,
 } from './private/schema.js';
 import type { BridgeConfig, LogLevel, ProviderConfig, RateLimit } from './types.js';
-
-/**
- * The config file is invalid; `problems` lists every mistake with its path
- * and line. What caused it (a read error, a provider's own refusal) is
- * kept as `cause`.
- */
-export class ConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problems: ConfigProblem[],
-    options?: ErrorOptions,
-  ) {
-    super(
-      `invalid config ${file}:\n${problems
-        .map((p) => `  ${file}${p.line ? `:${p.line}` : ''}: ${p.path}: ${p.message}`)
-        .join('\n')}`,
-      options,
-    );
-    this.name = 'ConfigError';
-  }
-}
 
 /** A valid config, still able to point into the file it came from. */
 export interface LoadedConfig {
@@ -277,12 +257,10 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
   if (r.problems.length > 0) throw new ConfigError(file, inFileOrder(r.problems));
   return {
     config,
-    reject: (problems, options) =>
-      new ConfigError(
-        file,
-        inFileOrder(problems.map((p) => ({ ...p, line: r.lineAt(p.path) }))),
-        options,
-      ),
+    reject: (problems, options) => {
+      const located = problems.map((p) => ({ ...p, line: r.lineAt(p.path) }));
+      return new ConfigError(file, inFileOrder(located), options);
+    },
   };
 }
 

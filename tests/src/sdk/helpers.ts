@@ -93,6 +93,19 @@ export async function rejection<E extends BridgeError>(
   return e;
 }
 
+/** The error (or reason) an iteration of `events` ended with; fails when it ends without one. */
+export async function iterationError(
+  events: AsyncIterable<SessionEvent>,
+  body: (e: SessionEvent) => void = () => {},
+): Promise<unknown> {
+  try {
+    for await (const e of events) body(e);
+  } catch (err) {
+    return err;
+  }
+  throw new Error('the iteration ended without an error');
+}
+
 const show = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
 export const seqsOf = (events: SessionEvent[]) => events.map((e) => e.seq);
