@@ -3,7 +3,7 @@
 // fake agent CLIs under tests/fixtures (each a vendor's protocol in one
 // script the tests spawn) and generated code are not counted.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 const LIMIT = 300;
 const SOURCE = /\.(ts|mts|js|mjs)$/;
@@ -11,7 +11,8 @@ const EXEMPT = [/\.test\.ts$/, /^tests\/fixtures\//, /\/gen\//, /\.d\.ts$/];
 
 const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { encoding: 'utf8' })
   .split('\n')
-  .filter((f) => SOURCE.test(f) && !EXEMPT.some((re) => re.test(f)));
+  // A file deleted in the working tree is still listed until the deletion is staged.
+  .filter((f) => SOURCE.test(f) && !EXEMPT.some((re) => re.test(f)) && existsSync(f));
 const over = files
   .map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
   .filter((f) => f.lines > LIMIT)
