@@ -27,7 +27,7 @@ export interface TestDaemon {
   output(): string;
   /**
    * SIGTERM and wait for exit; resolves with the exit code. A daemon still
-   * running 20 s later is killed and the stop fails.
+   * running `stopWaitMs` (20 s) later is killed and the stop fails.
    */
   stop(): Promise<number | null>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -48,6 +48,8 @@ export interface DaemonOptions {
    * "development" condition).
    */
   command?: (configPath: string) => { file: string; args: string[]; cwd?: string };
+  /** How long `stop` waits for the daemon to exit after SIGTERM (default 20 s). */
+  stopWaitMs?: number;
 }
 
 /**
@@ -152,7 +154,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
     stop: async () => {
       try {
         if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-        return (await within('the daemon to exit after SIGTERM', exited, STOP_WAIT_MS)).code;
+        const waitMs = opts.stopWaitMs ?? STOP_WAIT_MS;
+        return (await within('the daemon to exit after SIGTERM', exited, waitMs)).code;
       } catch (err) {
         proc.kill('SIGKILL');
         await exited;
