@@ -10,13 +10,25 @@
  * of `@agent-bridge/x` that does not resolve (x is not in the importer's
  * package.json) keeps its name as path, hence the last alternative.
  */
-const WORKSPACE = ['^(packages|internal|cmd)/[^/]+/', '^tests/', '^bench/', '^@agent-bridge/'];
+const WORKSPACE = [
+  '^(packages|internal|cmd)/[^/]+/',
+  '^harness/',
+  '^tests/',
+  '^bench/',
+  '^@agent-bridge/',
+];
 
 /**
  * What any part may use, like the standard library: lifetimes as scopes
  * (packages/scope), which depends on nothing.
  */
 const SHARED = '^packages/scope/';
+
+/** How tests wait (harness/waits): any test may use it, wherever it lives. */
+const WAITS = '^harness/waits/';
+
+/** A test, or a test double beside the code: what may use WAITS. */
+const TEST_CODE = ['[.]test[.]ts$', '/src/testing/', '^tests/', '^bench/', '^harness/'];
 
 /**
  * What the core and providers must not know: gRPC, TLS, and the generated
@@ -53,7 +65,7 @@ export default {
       'Of our packages the core (internal/bridge) imports only providers: the Provider ' +
         'interface, event types and errors.',
       { path: '^internal/bridge/' },
-      { path: WORKSPACE, pathNot: ['^internal/bridge/', '^internal/providers/', SHARED] },
+      { path: WORKSPACE, pathNot: ['^internal/bridge/', '^internal/providers/', SHARED, WAITS] },
     ),
     forbid(
       'core-uses-the-provider-contract',
@@ -69,14 +81,14 @@ export default {
       'config, pki, auth and providers (and any new internal package) import none of our ' +
         'other packages: each stands on its own. Only the core and the server depend on others.',
       { path: '^internal/([^/]+)/', pathNot: '^internal/(bridge|server)/' },
-      { path: WORKSPACE, pathNot: ['^internal/$1/', SHARED] },
+      { path: WORKSPACE, pathNot: ['^internal/$1/', SHARED, WAITS] },
     ),
     forbid(
       'server-imports-daemon-parts-only',
       'The server is the only part that meets both worlds: it imports proto, config, pki, ' +
         'auth, core and providers, but no entry point (cmd/*), test or benchmark.',
       { path: '^internal/server/' },
-      { path: WORKSPACE, pathNot: ['^internal/', '^packages/proto/', SHARED] },
+      { path: WORKSPACE, pathNot: ['^internal/', '^packages/proto/', SHARED, WAITS] },
     ),
     forbid(
       'bridgectl-uses-the-public-sdk',
@@ -97,11 +109,43 @@ export default {
       { path: ['^internal/', '^cmd/', '^tests/', '^bench/'] },
     ),
     forbid(
-      'no-private-of-another-package',
-      "src/private/ holds a package's internals: only modules of the same package import them. " +
-        'Import what you need from the package name (its index.ts) instead.',
-      { path: '^((packages|internal|cmd)/[^/]+|tests|bench)/' },
-      { path: '^(packages|internal|cmd)/[^/]+/src/private/', pathNot: '^$1/' },
+      'only-the-face-of-another-package',
+      "A package is used through its face: src/index.ts (and the providers' host face, " +
+        'src/host.ts), what its package.json exports. Everything else under src/ (its rooms, ' +
+        'src/private/, test doubles) is its own: only modules of the same package import it. ' +
+        'Import what you need from the package name instead.',
+      { path: '^((packages|internal|cmd)/[^/]+|harness|tests|bench|examples)/' },
+      {
+        path: '^(packages|internal|cmd)/[^/]+/src/',
+        pathNot: ['^$1/', '^(packages|internal|cmd)/[^/]+/src/(index|host)[.]ts$'],
+      },
+    ),
+    forbid(
+      'examples-use-the-public-sdk',
+      'The examples are control planes as a user writes them: of our packages they import ' +
+        'only the published SDK (and what it re-exports).',
+      { path: '^examples/' },
+      { path: WORKSPACE, pathNot: ['^packages/(bridgeclient|proto|scope)/'] },
+    ),
+    forbid(
+      'waits-only-in-tests',
+      'harness/waits is how tests wait: tests and test doubles may import it, code that ships ' +
+        'may not.',
+      { pathNot: TEST_CODE },
+      { path: WAITS },
+    ),
+    forbid(
+      'harness-only-for-tests-and-bench',
+      'The real-daemon harness (harness/) serves the tests and the benchmarks; nothing that ' +
+        'ships imports it.',
+      { pathNot: ['^tests/', '^bench/', '^harness/'] },
+      { path: '^harness/src/' },
+    ),
+    forbid(
+      'bench-not-tests',
+      'The benchmarks share the harness with the tests (harness/), never the tests themselves.',
+      { path: '^bench/' },
+      { path: '^tests/' },
     ),
     forbid(
       'no-circular',

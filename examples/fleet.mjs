@@ -66,7 +66,7 @@ try {
   // Routing: calls name the session; the fleet knows which daemon runs it.
   for (const [i, id] of sessions.entries()) {
     await fleet.sendInput(id, `task ${i + 1}`);
-    for await (const e of await fleet.events(id)) {
+    for await (const e of fleet.events(id)) {
       if (e.type === 'AGENT_MESSAGE') console.log(`${id}: ${e.text}`);
       if (e.type === 'TURN_COMPLETED') break;
     }

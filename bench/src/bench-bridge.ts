@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Bridge, startBridge, waitFor } from '@agent-bridge/harness';
 import type { GetSessionResponse } from '@agent-bridge/proto';
-import { type Bridge, startBridge, waitFor } from '@agent-bridge/tests/harness';
 import { built } from './built.js';
 
 const CAT = '/usr/bin/cat';
@@ -50,6 +50,8 @@ export async function startBenchBridge(o: {
   config?: Record<string, unknown>;
   /** Node flags for the daemon (NODE_OPTIONS), given the scratch directory. */
   nodeOptions?: (scratch: string) => string[];
+  /** How long closing waits for the daemon to exit after SIGTERM (the harness's 20 s by default). */
+  stopWaitMs?: number;
 }): Promise<BenchBridge> {
   const scratch = mkdtempSync(join(tmpdir(), 'bridge-bench-'));
   const file = o.file ?? '/dev/null';
@@ -60,6 +62,7 @@ export async function startBenchBridge(o: {
   const main = built('cmd/bridge/src/main.ts');
   const bridge = await startBridge({
     ...(o.nodeOptions ? { env: { NODE_OPTIONS: o.nodeOptions(scratch).join(' ') } } : {}),
+    ...(o.stopWaitMs ? { stopWaitMs: o.stopWaitMs } : {}),
     // The built daemon, as a service runs it (see built.ts).
     command: (configPath) => ({
       file: process.execPath,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '@agent-bridge/tests/harness';
+import { REPO_ROOT } from '@agent-bridge/harness';
 
 /**
  * The built JavaScript of a workspace entry point (`tsc -b` output), as

@@ -1,4 +1,4 @@
-import { startBridge, waitFor } from '@agent-bridge/tests/harness';
+import { startBridge, waitFor } from '@agent-bridge/harness';
 import { against, type Row } from './row.js';
 import { rssKiB } from './rss.js';
 import type { Sizes } from './sizes.js';

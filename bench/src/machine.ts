@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { REPO_ROOT } from '@agent-bridge/tests/harness';
+import { REPO_ROOT } from '@agent-bridge/harness';
 
 /** What the numbers were measured on. */
 export interface Machine {

@@ -1,4 +1,4 @@
-import { scrapeMetrics, type TestPki } from '@agent-bridge/tests/harness';
+import { scrapeMetrics, type TestPki } from '@agent-bridge/harness';
 
 /**
  * What the daemon's JavaScript holds, in bytes, as its metrics report it:

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { within } from '@agent-bridge/tests/harness';
+import { within } from '@agent-bridge/harness';
 
 /**
  * The native pipe ceiling: `cat <file>` piped into this process, counting

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { connect, REPO_ROOT, type TestPki, within } from '@agent-bridge/harness';
 import type { BridgeServiceClient } from '@agent-bridge/proto';
-import { connect, REPO_ROOT, type TestPki, within } from '@agent-bridge/tests/harness';
 import { built } from './built.js';
 
 /** The bare grpc-js reference server (reference-server.ts) running as a child. */

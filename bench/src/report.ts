@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '@agent-bridge/tests/harness';
+import { REPO_ROOT } from '@agent-bridge/harness';
 import type { Machine } from './machine.js';
 import { beatsCeiling, type Row, targetMet } from './row.js';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collectGarbage, heapSnapshotFlags } from '@agent-bridge/tests/harness';
+import { collectGarbage, heapSnapshotFlags } from '@agent-bridge/harness';
 import { AGENTS, type BenchBridge, linesFile, startBenchBridge } from './bench-bridge.js';
 import { jsMemoryBytes } from './metrics.js';
 import { against, type Row } from './row.js';

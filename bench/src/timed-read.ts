@@ -1,5 +1,5 @@
+import { within } from '@agent-bridge/harness';
 import type { BridgeServiceClient, StreamEventsRequest } from '@agent-bridge/proto';
-import { within } from '@agent-bridge/tests/harness';
 import type { Metadata } from '@grpc/grpc-js';
 import { openRawStream, readUntil, type WireEvent } from './stream-reader.js';
 

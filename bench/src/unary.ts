@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { bearer, call } from '@agent-bridge/harness';
 import { GetSessionResponse } from '@agent-bridge/proto';
-import { bearer, call } from '@agent-bridge/tests/harness';
 import type { Metadata } from '@grpc/grpc-js';
 import { AGENTS, startBenchBridge } from './bench-bridge.js';
 import { inFlight } from './in-flight.js';

@@ -13,7 +13,7 @@ import {
   seededRandom,
   startBridge,
   waitFor,
-} from '@agent-bridge/tests/harness';
+} from '@agent-bridge/harness';
 import { fakeProviders } from './agents.js';
 import { parseSoakArgs } from './args.js';
 import { ErrorTally } from './error-tally.js';

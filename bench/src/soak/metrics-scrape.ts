@@ -1,5 +1,5 @@
 import { Agent } from 'node:https';
-import { scrapeMetrics, type TestPki } from '@agent-bridge/tests/harness';
+import { scrapeMetrics, type TestPki } from '@agent-bridge/harness';
 
 type CertAndKey = TestPki['client'];
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { call } from '@agent-bridge/harness';
 import { type BridgeServiceClient, EventType, type SessionEvent } from '@agent-bridge/proto';
-import { call } from '@agent-bridge/tests/harness';
 import { type Metadata, status } from '@grpc/grpc-js';
 import { AGENTS, type AgentKind, pickKind } from './agents.js';
 import { codeOf, type ErrorTally } from './error-tally.js';

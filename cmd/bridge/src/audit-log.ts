@@ -65,12 +65,16 @@ function openForAppending(path: string): void {
   try {
     makeDirectories(dirname(path), 0o700);
   } catch (err) {
-    throw new Error(`cannot create the directory of ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot create the directory of ${path}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   try {
     closeSync(openSync(path, 'a', 0o600));
   } catch (err) {
-    throw new Error(`cannot open ${path} for appending (${(err as NodeJS.ErrnoException).code})`);
+    throw new Error(`cannot open ${path} for appending (${(err as NodeJS.ErrnoException).code})`, {
+      cause: err,
+    });
   }
 }
 

@@ -61,7 +61,7 @@ async function writableFile(path: string): Promise<void> {
   if (!st) return creatable(path);
   if (!st.isFile()) throw new Error(`${path} is not a file`);
   await access(path, constants.W_OK).catch((err: NodeJS.ErrnoException) => {
-    throw new Error(`${path} is not writable by this user (${err.code})`);
+    throw new Error(`${path} is not writable by this user (${err.code})`, { cause: err });
   });
 }
 
@@ -80,7 +80,7 @@ async function privateDirectory(dir: string): Promise<void> {
     );
   }
   await access(dir, constants.W_OK | constants.X_OK).catch((err: NodeJS.ErrnoException) => {
-    throw new Error(`${dir} is not writable by this user (${err.code})`);
+    throw new Error(`${dir} is not writable by this user (${err.code})`, { cause: err });
   });
 }
 
@@ -110,6 +110,7 @@ async function creatable(path: string): Promise<void> {
   } catch (err) {
     throw new Error(
       `cannot create ${path}: ${ancestor} does not take new entries (${(err as NodeJS.ErrnoException).code})`,
+      { cause: err },
     );
   }
   await rmdir(probe);
@@ -117,5 +118,5 @@ async function creatable(path: string): Promise<void> {
 
 function notFound(err: NodeJS.ErrnoException): undefined {
   if (err.code === 'ENOENT') return undefined;
-  throw new Error(`${err.path ?? 'a path'}: ${err.code ?? err.message}`);
+  throw new Error(`${err.path ?? 'a path'}: ${err.code ?? err.message}`, { cause: err });
 }

@@ -1,8 +1,7 @@
+export { AuthError, type AuthReason } from './auth-error.js';
+export { bearerToken } from './bearer-token.js';
 export { type IssuerKey, type IssuerKeys, loadIssuerKeys } from './issuer-keys.js';
 export {
-  AuthError,
-  type AuthReason,
-  bearerToken,
   JwtVerifier,
   type JwtVerifierOptions,
   type PresentedCertificate,

@@ -28,6 +28,7 @@ export async function loadIssuerKeys(
     } catch (err) {
       throw new Error(
         `JWT key for issuer "${issuer}": cannot read ${keyPath}: ${(err as NodeJS.ErrnoException).code}`,
+        { cause: err },
       );
     }
     const keys = parseKeys(text, `${keyPath} (issuer "${issuer}")`);
@@ -43,6 +44,8 @@ function parseKeys(text: string, where: string): IssuerKey[] {
     try {
       json = JSON.parse(trimmed);
     } catch {
+      // No cause on purpose: JSON.parse quotes the text it read, and a key
+      // file may hold a private key; the log shows a cause's message.
       throw new Error(`${where}: not valid JSON`);
     }
     const jwks = Array.isArray(json.keys) ? json.keys : [json];
@@ -66,7 +69,7 @@ function ed25519(where: string, input: Parameters<typeof createPublicKey>[0]): K
   try {
     key = createPublicKey(input);
   } catch (err) {
-    throw new Error(`${where}: not a public key (${(err as Error).message})`);
+    throw new Error(`${where}: not a public key (${(err as Error).message})`, { cause: err });
   }
   if (key.asymmetricKeyType !== 'ed25519') {
     throw new Error(`${where}: is a ${key.asymmetricKeyType} key; only Ed25519 is accepted`);

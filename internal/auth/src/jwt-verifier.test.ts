@@ -2,10 +2,12 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT } from 'jose';
+import { errors, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { AuthError } from './auth-error.js';
+import { bearerToken } from './bearer-token.js';
 import { loadIssuerKeys } from './issuer-keys.js';
-import { AuthError, bearerToken, JwtVerifier } from './jwt-verifier.js';
+import { JwtVerifier } from './jwt-verifier.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'auth-'));
 const a = generateKeyPairSync('ed25519');
@@ -117,6 +119,32 @@ describe('JwtVerifier key selection', () => {
     await expect(loadIssuerKeys([{ issuer: 'x', keyPath: p }])).rejects.toThrow(
       'holds a private key',
     );
+  });
+});
+
+describe('JwtVerifier refusals', () => {
+  it("keep jose's error as their cause, with their own message unchanged", async () => {
+    const v = await verifier();
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await new SignJWT({ project_id: 'p1' })
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setIssuer('cp')
+      .setSubject('svc')
+      .setAudience('bridge')
+      .setIssuedAt(now - 600)
+      .setExpirationTime(now - 300)
+      .sign(a.privateKey);
+    const late = await v.verify(expired, cert).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(AuthError);
+    expect(late).toMatchObject({ reason: 'token_expired', message: 'token has expired' });
+    expect((late as AuthError).cause).toBeInstanceOf(errors.JWTExpired);
+
+    const forged = await v.verify(await token(b.privateKey, 'cp'), cert).catch((e: unknown) => e);
+    expect(forged).toMatchObject({
+      reason: 'signature_invalid',
+      message: 'token signature is invalid',
+    });
+    expect((forged as AuthError).cause).toBeInstanceOf(errors.JWSSignatureVerificationFailed);
   });
 });
 

@@ -7,16 +7,16 @@ export {
 } from './audit.js';
 export { type Clock, systemClock } from './clock.js';
 export { BridgeError, type ErrorKind, exhausted, unavailable } from './errors.js';
-export type { BridgeEvent } from './event.js';
-export { type EventCodec, jsonEventCodec, type SessionIdentity } from './event-codec.js';
-export { type EventObserver, noEventObserver } from './event-observer.js';
-export { EventRedactor } from './event-redactor.js';
-export { EventSlice, type SliceParts } from './event-slice.js';
-export { DENY_ALL, type PermissionPolicy } from './permission-policy.js';
-export { createRedactor, REDACTED, type Redactor, SecretRedactor } from './redactor.js';
-export { SessionManager } from './session-manager.js';
-export type { EventStream } from './subscriptions.js';
-export { type BucketLimit, TokenBuckets } from './token-buckets.js';
+export type { BridgeEvent } from './events/event.js';
+export { type EventCodec, jsonEventCodec, type SessionIdentity } from './events/event-codec.js';
+export { type EventObserver, noEventObserver } from './events/event-observer.js';
+export { EventSlice, type SliceParts } from './events/event-slice.js';
+export type { EventStream } from './events/subscriptions.js';
+export { type BucketLimit, TokenBuckets } from './limits/token-buckets.js';
+export { DENY_ALL, type PermissionPolicy } from './permissions/permission-policy.js';
+export { EventRedactor } from './redaction/event-redactor.js';
+export { createRedactor, REDACTED, type Redactor, SecretRedactor } from './redaction/redactor.js';
+export { SessionManager } from './sessions/session-manager.js';
 export type {
   Caller,
   PermissionAnswer,

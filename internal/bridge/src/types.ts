@@ -1,6 +1,6 @@
 import type { PermissionDecision } from '@agent-bridge/providers';
 import type { AuditIdentity } from './audit.js';
-import type { PermissionPolicy } from './permission-policy.js';
+import type { PermissionPolicy } from './permissions/permission-policy.js';
 
 /** Who is calling, as established by authentication. */
 export interface Caller {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED } from './redactor.js';
+import { REDACTED } from './redaction/redactor.js';
 import { preview, refusedOptions } from './validate.js';
 
 const KEY = `sk-ant-api03-${'Wx7'.repeat(30)}`;

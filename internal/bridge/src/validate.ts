@@ -1,6 +1,6 @@
 import { type OptionRefusal, PERMISSION_DECISIONS } from '@agent-bridge/providers';
 import { invalid } from './errors.js';
-import { redactSecrets } from './redactor.js';
+import { redactSecrets } from './redaction/redactor.js';
 import type { PermissionAnswer } from './types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,6 +1,6 @@
+export { ConfigError } from './config-error.js';
 export { parseByteSize, parseDuration } from './duration.js';
 export {
-  ConfigError,
   compileRedactPattern,
   type LoadedConfig,
   loadConfig,

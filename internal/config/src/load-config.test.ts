@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from './load-config.js';
+import { ConfigError } from './config-error.js';
+import { loadConfig, parseConfig } from './load-config.js';
 
 const MINIMAL = `
 tls:
@@ -413,6 +414,19 @@ logging:
     expect(() => loadConfig('/nonexistent/bridge.yaml')).toThrow(
       /invalid config \/nonexistent\/bridge\.yaml:\n {2}\/nonexistent\/bridge\.yaml: \(file\): ENOENT/,
     );
+  });
+
+  it('keeps what it could not read as the cause', () => {
+    const err = (() => {
+      try {
+        loadConfig('/nonexistent/bridge.yaml');
+      } catch (e) {
+        return e as ConfigError;
+      }
+      throw new Error('loadConfig accepted a missing file');
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.cause).toMatchObject({ code: 'ENOENT' });
   });
 });
 

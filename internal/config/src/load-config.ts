@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import { ConfigError } from './config-error.js';
 import { type ConfigProblem, NodeReader } from './private/node-reader.js';
 import {
   bool,
@@ -23,21 +24,6 @@ import {
 } from './private/schema.js';
 import type { BridgeConfig, LogLevel, ProviderConfig, RateLimit } from './types.js';
 
-/** The config file is invalid; `problems` lists every mistake with its path and line. */
-export class ConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problems: ConfigProblem[],
-  ) {
-    super(
-      `invalid config ${file}:\n${problems
-        .map((p) => `  ${file}${p.line ? `:${p.line}` : ''}: ${p.path}: ${p.message}`)
-        .join('\n')}`,
-    );
-    this.name = 'ConfigError';
-  }
-}
-
 /** A valid config, still able to point into the file it came from. */
 export interface LoadedConfig {
   readonly config: BridgeConfig;
@@ -46,7 +32,10 @@ export interface LoadedConfig {
    * adapters exist is the provider registry's knowledge, not config's),
    * located in the file like the loader's own problems.
    */
-  reject(problems: readonly { path: string; message: string }[]): ConfigError;
+  reject(
+    problems: readonly { path: string; message: string }[],
+    options?: ErrorOptions,
+  ): ConfigError;
 }
 
 // Defaults are documented key by key in the repository's bridge.yaml; keep the two in step.
@@ -220,9 +209,11 @@ export function loadConfig(file: string): LoadedConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(file, [
-      { path: '(file)', line: undefined, message: (err as Error).message },
-    ]);
+    throw new ConfigError(
+      file,
+      [{ path: '(file)', line: undefined, message: (err as Error).message }],
+      { cause: err },
+    );
   }
   return parseConfig(text, { file, baseDir: dirname(resolve(file)) });
 }
@@ -266,8 +257,10 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
   if (r.problems.length > 0) throw new ConfigError(file, inFileOrder(r.problems));
   return {
     config,
-    reject: (problems) =>
-      new ConfigError(file, inFileOrder(problems.map((p) => ({ ...p, line: r.lineAt(p.path) })))),
+    reject: (problems, options) => {
+      const located = problems.map((p) => ({ ...p, line: r.lineAt(p.path) }));
+      return new ConfigError(file, inFileOrder(located), options);
+    },
   };
 }
 

@@ -64,83 +64,82 @@ export function createBridgeMetrics(opts: BridgeMetricsOptions): BridgeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  new Gauge({
-    name: 'bridge_sessions',
-    help: 'Sessions held by the daemon, by provider and state (STOPPED and FAILED ones until their retention ends).',
-    labelNames: ['provider', 'state'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const row of opts.census()) {
-        this.inc({ provider: row.provider, state: row.status }, row.sessions);
-      }
-    },
-  });
-  new Gauge({
-    name: 'bridge_subscribers',
-    help: 'Open event streams (StreamEvents, StreamEventBatches), by provider.',
-    labelNames: ['provider'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const row of opts.census()) this.inc({ provider: row.provider }, row.subscribers);
-    },
-  });
-  new Gauge({
-    name: 'bridge_permission_requests_waiting',
-    help: 'Agent permission requests waiting for a RespondPermission answer (permissions: ask), by provider.',
-    labelNames: ['provider'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const row of opts.census()) this.inc({ provider: row.provider }, row.permissionsWaiting);
-    },
-  });
-  const permissions = new Counter({
-    name: 'bridge_permission_decisions_total',
-    help: 'Agent permission requests resolved, by provider, decision (allow_once, allow_session, deny) and who decided (caller, policy, auto_allow, session_grant, timeout, interrupt, turn_end, stop, shutdown, exit).',
-    labelNames: ['provider', 'decision', 'decided_by'],
-    registers: [registry],
-  });
-  const eventsIn = new Counter({
-    name: 'bridge_events_in_total',
-    help: 'Events stored in session buffers (agent output and lifecycle events), by provider.',
-    labelNames: ['provider'],
-    registers: [registry],
-  });
-  const bytesIn = new Counter({
-    name: 'bridge_event_bytes_in_total',
-    help: 'Bytes of the events stored, as encoded once for every subscriber (the SessionEvent wire form without the session identity), by provider.',
-    labelNames: ['provider'],
-    registers: [registry],
-  });
-  const eventsOut = new Counter({
-    name: 'bridge_events_out_total',
-    help: 'Events handed to subscribers, replay included (an event read by two subscribers counts twice).',
-    registers: [registry],
-  });
-  const bytesOut = new Counter({
-    name: 'bridge_event_bytes_out_total',
-    help: 'Size of the events handed to subscribers, by the same measure as bridge_event_bytes_in_total.',
-    registers: [registry],
-  });
-  const overflows = new Counter({
-    name: 'bridge_buffer_overflows_total',
-    help: 'BUFFER_OVERFLOW events sent: a subscriber fell behind the ring and missed events.',
-    registers: [registry],
-  });
-  const exits = new Counter({
-    name: 'bridge_agent_exits_total',
-    help: 'Agent sessions that ended, by provider and outcome: exited (code 0), stopped (on request, idle, shutdown), crashed (non-zero code), killed (by a signal it was not sent by a stop), failed (never started).',
-    labelNames: ['provider', 'outcome'],
-    registers: [registry],
-  });
-  const decisions = new Counter({
-    name: 'bridge_auth_decisions_total',
-    help: 'Decisions about callers as audited: kind call (per RPC), tls (refused handshakes; sampled under a flood) or connection (closed by a reload); outcome and stable reason as in docs/security.md.',
-    labelNames: ['kind', 'outcome', 'reason'],
-    registers: [registry],
-  });
+  /** A counter in this registry. */
+  const counter = <L extends string = never>(name: string, help: string, labelNames: L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] });
+  /** A gauge set from the core's census at each scrape, one increment per census row. */
+  const censusGauge = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: L[],
+    count: (row: CensusRow) => [Partial<Record<L, string>>, number],
+  ) =>
+    new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const row of opts.census()) this.inc(...count(row));
+      },
+    });
+
+  censusGauge(
+    'bridge_sessions',
+    'Sessions held by the daemon, by provider and state (STOPPED and FAILED ones until their retention ends).',
+    ['provider', 'state'],
+    (row) => [{ provider: row.provider, state: row.status }, row.sessions],
+  );
+  censusGauge(
+    'bridge_subscribers',
+    'Open event streams (StreamEvents, StreamEventBatches), by provider.',
+    ['provider'],
+    (row) => [{ provider: row.provider }, row.subscribers],
+  );
+  censusGauge(
+    'bridge_permission_requests_waiting',
+    'Agent permission requests waiting for a RespondPermission answer (permissions: ask), by provider.',
+    ['provider'],
+    (row) => [{ provider: row.provider }, row.permissionsWaiting],
+  );
+  const permissions = counter(
+    'bridge_permission_decisions_total',
+    'Agent permission requests resolved, by provider, decision (allow_once, allow_session, deny) and who decided (caller, policy, auto_allow, session_grant, timeout, interrupt, turn_end, stop, shutdown, exit).',
+    ['provider', 'decision', 'decided_by'],
+  );
+  const eventsIn = counter(
+    'bridge_events_in_total',
+    'Events stored in session buffers (agent output and lifecycle events), by provider.',
+    ['provider'],
+  );
+  const bytesIn = counter(
+    'bridge_event_bytes_in_total',
+    'Bytes of the events stored, as encoded once for every subscriber (the SessionEvent wire form without the session identity), by provider.',
+    ['provider'],
+  );
+  const eventsOut = counter(
+    'bridge_events_out_total',
+    'Events handed to subscribers, replay included (an event read by two subscribers counts twice).',
+  );
+  const bytesOut = counter(
+    'bridge_event_bytes_out_total',
+    'Size of the events handed to subscribers, by the same measure as bridge_event_bytes_in_total.',
+  );
+  const overflows = counter(
+    'bridge_buffer_overflows_total',
+    'BUFFER_OVERFLOW events sent: a subscriber fell behind the ring and missed events.',
+  );
+  const exits = counter(
+    'bridge_agent_exits_total',
+    'Agent sessions that ended, by provider and outcome: exited (code 0), stopped (on request, idle, shutdown), crashed (non-zero code), killed (by a signal it was not sent by a stop), failed (never started).',
+    ['provider', 'outcome'],
+  );
+  const decisions = counter(
+    'bridge_auth_decisions_total',
+    'Decisions about callers as audited: kind call (per RPC), tls (refused handshakes; sampled under a flood) or connection (closed by a reload); outcome and stable reason as in docs/security.md.',
+    ['kind', 'outcome', 'reason'],
+  );
   const rpc = new Histogram({
     name: 'bridge_rpc_duration_seconds',
     help: 'BridgeService calls by method and status code: unary calls until the answer, streams until they are open (or refused).',

@@ -2,19 +2,15 @@
 // the server and the tests use to build, run and watch providers. The core
 // never imports it; what it may use is the contract, index.ts.
 export { AcpProvider } from './acp/acp-provider.js';
-export { resolveBinary } from './binary-probe.js';
 export { ClaudeProvider } from './claude/claude-provider.js';
 export { CodexProvider } from './codex/codex-provider.js';
-export { createProbeHost, type ProbeHost } from './health-monitor.js';
-export { LineSplitter } from './line-splitter.js';
-export { LiveProcessGroups, trackingSpawner } from './live-process-groups.js';
-export { MOCK_AGENT_PATH, MockProvider } from './mock-provider.js';
-export { sweepOrphanedGroups } from './orphan-sweep.js';
-export { OrphanWatchdog } from './orphan-watchdog.js';
-export { ensurePrivateDirectory, makeDirectories } from './private-directory.js';
-export { readBootId, readStartTime } from './proc-stat.js';
-export { ProcessGroupRecord, type RecordOwner, recordFile } from './process-group-record.js';
-export type { RecordedGroup } from './recorded-group.js';
+export { resolveBinary } from './health/binary-probe.js';
+export { createProbeHost, type ProbeHost } from './health/health-monitor.js';
+export { MOCK_AGENT_PATH, MockProvider } from './mock/mock-provider.js';
+export { LineSplitter } from './process/line-splitter.js';
+export { ensurePrivateDirectory, makeDirectories } from './process/private-directory.js';
+export { StartupGate } from './process/startup-gate.js';
+export { SupervisedProcess } from './process/supervised-process.js';
 export {
   createProviders,
   KNOWN_AGENT_IDS,
@@ -23,7 +19,15 @@ export {
   type ProviderHost,
   resolveProviderDefinition,
 } from './registry.js';
-export { StartupGate } from './startup-gate.js';
-export { StdioProvider } from './stdio-provider.js';
-export { SupervisedProcess } from './supervised-process.js';
-export type { SupervisionLog } from './supervision-log.js';
+export { StdioProvider } from './stdio/stdio-provider.js';
+export { LiveProcessGroups, trackingSpawner } from './watchdog/live-process-groups.js';
+export { sweepOrphanedGroups } from './watchdog/orphan-sweep.js';
+export { OrphanWatchdog } from './watchdog/orphan-watchdog.js';
+export { readBootId, readStartTime } from './watchdog/proc-stat.js';
+export {
+  ProcessGroupRecord,
+  type RecordOwner,
+  recordFile,
+} from './watchdog/process-group-record.js';
+export type { RecordedGroup } from './watchdog/recorded-group.js';
+export type { SupervisionLog } from './watchdog/supervision-log.js';

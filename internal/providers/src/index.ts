@@ -3,14 +3,16 @@
 // produce, the permission vocabulary the core's gate answers in, and the
 // errors a start or an input can end with. How providers are built, spawned
 // and watched is the host face (host.ts), for cmd/bridge and the server.
-export type { AgentEvent, EventData, EventStream, EventType } from './events.js';
+
+export { type ExitInfo, InputClosedError, SpawnError, StartupError } from './contract/errors.js';
+export type { AgentEvent, EventData, EventStream, EventType } from './contract/events.js';
 export {
   type AskPermission,
   PERMISSION_DECISIONS,
   type PermissionAsk,
   type PermissionDecision,
   type PermissionVerdict,
-} from './permission.js';
+} from './contract/permission.js';
 export type {
   AgentHandle,
   AuthState,
@@ -20,6 +22,5 @@ export type {
   ProviderCapabilities,
   ProviderStatus,
   SessionSpec,
-} from './provider.js';
-export { type ExitInfo, InputClosedError, SpawnError, StartupError } from './supervised-process.js';
-export type { VersionCoverage } from './tested-versions.js';
+} from './contract/provider.js';
+export type { VersionCoverage } from './health/tested-versions.js';

@@ -1,4 +1,4 @@
-import type { OptionRefusal } from './provider.js';
+import type { OptionRefusal } from './contract/provider.js';
 
 /** What an adapter accepts for one `agent_opts` key. */
 export interface OptionSpec {

@@ -3,12 +3,12 @@ import { AcpProvider } from './acp/acp-provider.js';
 import type { AgentSettings } from './agent-settings.js';
 import { ClaudeProvider } from './claude/claude-provider.js';
 import { CodexProvider } from './codex/codex-provider.js';
-import { createProbeHost, type ProbeHost } from './health-monitor.js';
-import { MockProvider } from './mock-provider.js';
-import type { Provider } from './provider.js';
-import { StartupGate } from './startup-gate.js';
-import { StdioProvider } from './stdio-provider.js';
-import type { Spawner } from './supervised-process.js';
+import type { Provider } from './contract/provider.js';
+import { createProbeHost, type ProbeHost } from './health/health-monitor.js';
+import { MockProvider } from './mock/mock-provider.js';
+import { StartupGate } from './process/startup-gate.js';
+import type { Spawner } from './process/supervised-process.js';
+import { StdioProvider } from './stdio/stdio-provider.js';
 
 /**
  * One provider as configured. `adapter`, `binary` and `args` may be left

@@ -6,7 +6,7 @@ import { ScopeEnded, scope } from '@agent-bridge/scope';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
-import { type CallObserver, createBridgeService } from './bridge-service.js';
+import { createBridgeService } from './bridge-service.js';
 import { bytesStreamingService } from './event-wire.js';
 import {
   type MetricsListener,
@@ -17,6 +17,7 @@ import { createCallLimits } from './private/call-limits.js';
 import { ConnectionIdentities } from './private/connection-identities.js';
 import { addReflection } from './reflection.js';
 import { revocationListsResponse } from './revocation-lists.js';
+import type { CallObserver } from './service-context.js';
 import { watchTlsFiles } from './tls-file-watch.js';
 import { startTlsListener, type TlsListener } from './tls-listener.js';
 import { loadTlsMaterial } from './tls-material.js';

@@ -43,9 +43,12 @@ const EVENT_TYPES: Record<CoreEventType, EventType> = {
   PERMISSION_RESOLVED: EventType.EVENT_TYPE_PERMISSION_RESOLVED,
 };
 
-const CORE_EVENT_TYPES = new Map<EventType, CoreEventType>(
-  Object.entries(EVENT_TYPES).map(([k, v]) => [v, k as CoreEventType]),
-);
+/** A table of core names to proto values, read the other way. */
+function reversed<K extends string, V>(table: Record<K, V>): Map<V, K> {
+  return new Map((Object.entries(table) as [K, V][]).map(([k, v]) => [v, k]));
+}
+
+const CORE_EVENT_TYPES = reversed(EVENT_TYPES);
 
 const STATUSES: Record<SessionStatus, ProtoStatus> = {
   STARTING: ProtoStatus.SESSION_STATUS_STARTING,
@@ -55,9 +58,7 @@ const STATUSES: Record<SessionStatus, ProtoStatus> = {
   FAILED: ProtoStatus.SESSION_STATUS_FAILED,
 };
 
-const STATUS_NAMES = new Map<ProtoStatus, SessionStatus>(
-  Object.entries(STATUSES).map(([k, v]) => [v, k as SessionStatus]),
-);
+const STATUS_NAMES = reversed(STATUSES);
 
 const AUTH_STATES: Record<AuthState, ProviderAuthState> = {
   unknown: ProviderAuthState.PROVIDER_AUTH_STATE_UNKNOWN,

@@ -21,6 +21,15 @@ describe('toServiceError', () => {
     expect(auth.details).toBe('bad token [REDACTED]');
   });
 
+  it("shows an AuthError's message only, never what caused it", () => {
+    const cause = new Error(`jose saw ${KEY} in token abc.def.ghi`);
+    const auth = toServiceError(
+      new AuthError('signature_invalid', 'token signature is invalid', { cause }),
+      redact,
+    );
+    expect(auth).toEqual({ code: status.UNAUTHENTICATED, details: 'token signature is invalid' });
+  });
+
   it('never shows the message of an unexpected error', () => {
     expect(toServiceError(new Error(`boom ${KEY}`), redact)).toEqual({
       code: status.INTERNAL,

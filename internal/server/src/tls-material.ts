@@ -41,7 +41,9 @@ function readFiles(tls: BridgeConfig['tls']): TlsFiles {
     try {
       return readFileSync(path);
     } catch (err) {
-      throw new Error(`tls.${what}: cannot read ${path} (${(err as NodeJS.ErrnoException).code})`);
+      throw new Error(`tls.${what}: cannot read ${path} (${(err as NodeJS.ErrnoException).code})`, {
+        cause: err,
+      });
     }
   };
   return {
@@ -85,6 +87,7 @@ export async function loadTlsMaterial(tls: BridgeConfig['tls']): Promise<TlsMate
   } catch (err) {
     throw new Error(
       `the TLS files (tls.cert ${tls.cert}, tls.key ${tls.key}, tls.ca_bundle ${tls.caBundle}${tls.crl.length > 0 ? `, tls.crl ${tls.crl.join(', ')}` : ''}) are not a usable set: ${(err as Error).message}`,
+      { cause: err },
     );
   }
   const caText = files.ca.toString('utf8');

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { BridgeServiceClient } from '@agent-bridge/proto';
 import { scope } from '@agent-bridge/scope';
-import { type CallOptions as GrpcCallOptions, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { MemoryCursorStore } from './cursor-store.js';
-import { BridgeError, type CallContext, fromServiceError } from './errors.js';
-import { EventStream, type EventStreamOptions } from './event-stream.js';
+import { EventStream } from './event-stream.js';
+import type { EventStreamOptions } from './event-stream-options.js';
 import type { BridgeClientOptions, CallOptions } from './options.js';
 import type { PermissionDecision } from './permissions.js';
-import { type Backoff, backoffDelay, backoffFrom, isTransient, pause } from './private/backoff.js';
+import { type Backoff, backoffFrom } from './private/backoff.js';
 import { openChannel } from './private/channel.js';
 import {
   decisionToWire,
@@ -20,8 +18,11 @@ import {
   statusToWire,
 } from './private/convert.js';
 import type { DaemonChannel } from './private/daemon-channel.js';
+import { runTask } from './private/run-task.js';
 import type { Tokens } from './private/token-source.js';
-import { runTask, type TaskOptions } from './run-task.js';
+import { type Unary, unaryCalls } from './private/unary-call.js';
+import type { TaskOptions } from './run-task.js';
+import type { ListSessionsOptions, StartSessionRequest } from './session-requests.js';
 import type { TaskReport } from './task-report.js';
 import type {
   Health,
@@ -33,49 +34,6 @@ import type {
   SessionStatus,
   StartedSession,
 } from './types.js';
-
-/** The unary RPCs, by their method name on the generated client. */
-type UnaryName =
-  | 'startSession'
-  | 'stopSession'
-  | 'getSession'
-  | 'listSessions'
-  | 'sendInput'
-  | 'interruptTurn'
-  | 'respondPermission'
-  | 'ackEvents'
-  | 'health'
-  | 'listProviders';
-/** The generated signature (request, metadata, options, callback) of a unary RPC. */
-type Signature<M extends UnaryName> = Parameters<BridgeServiceClient[M]>;
-type RequestOf<M extends UnaryName> = Signature<M>[0];
-type ResponseOf<M extends UnaryName> = Parameters<Signature<M>[3]>[1];
-type Invoke = (
-  req: unknown,
-  md: Metadata,
-  opts: Partial<GrpcCallOptions>,
-  cb: (err: ServiceError | null, res: unknown) => void,
-) => { cancel(): void };
-
-export interface StartSessionRequest {
-  /** The provider's id, as ListProviders names it ("claude", "codex", "mock", ...). */
-  provider: string;
-  /** Absolute path of the repository on the daemon's host, inside its allowed paths. */
-  repoPath: string;
-  /** A lowercase UUID; generated when not given. Repeating a start with the same id is safe. */
-  sessionId?: string;
-  /** Provider options from its allowlist, e.g. `{ model: "..." }`. */
-  agentOpts?: Record<string, string>;
-}
-
-export interface ListSessionsOptions extends CallOptions {
-  /** Only sessions in one of these statuses. */
-  statuses?: SessionStatus[];
-  /** Sessions per page: up to 1000, default 100. */
-  pageSize?: number;
-  /** `nextPageToken` of the previous page, with the same filter. */
-  pageToken?: string;
-}
 
 const DEFAULT_CALL_MS = 30_000;
 const DEFAULT_RECONNECT_MS = 60_000;
@@ -94,7 +52,7 @@ export class BridgeClient {
   private readonly channel: DaemonChannel;
   private readonly tokens: Tokens;
   private readonly backoff: Backoff;
-  private readonly callMs: number;
+  private readonly unary: Unary;
   private readonly reconnectMs: number;
   private readonly cursors;
   /** The client's scope: ended by close(); every stream of the client lives inside it. */
@@ -107,7 +65,12 @@ export class BridgeClient {
     this.target = options.target;
     this.projectId = options.jwt.projectId;
     this.backoff = backoffFrom(options.retry);
-    this.callMs = options.timeouts?.callMs ?? DEFAULT_CALL_MS;
+    this.unary = unaryCalls({
+      channel,
+      backoff: this.backoff,
+      callMs: options.timeouts?.callMs ?? DEFAULT_CALL_MS,
+      clientClosed: this.closing.signal,
+    });
     this.reconnectMs = options.timeouts?.reconnectMs ?? DEFAULT_RECONNECT_MS;
     this.cursors = options.cursorStore ?? new MemoryCursorStore();
   }
@@ -315,59 +278,4 @@ export class BridgeClient {
     this.closing.end();
     this.channel.close();
   }
-
-  /**
-   * One RPC: a deadline for all attempts together, cancelled by `signal`,
-   * and transient failures retried with backoff when `retry` allows.
-   */
-  private async unary<M extends UnaryName>(
-    method: M,
-    req: RequestOf<M>,
-    opts: CallOptions,
-    retry = true,
-    /** Carried by the call's errors (see BridgeError.sessionId and idempotencyKey). */
-    context: CallContext = {},
-  ): Promise<ResponseOf<M>> {
-    const deadline = Date.now() + (opts.timeoutMs ?? this.callMs);
-    const rpc = method[0]!.toUpperCase() + method.slice(1);
-    for (let attempt = 0; ; attempt++) {
-      opts.signal?.throwIfAborted();
-      if (this.closing.signal.aborted) {
-        throw new BridgeError('CANCELLED', 'the client is closed', { ...context, method: rpc });
-      }
-      // The channel of this attempt: a stuck one is replaced between attempts.
-      const raw = this.channel.raw;
-      const invoke = (raw[method] as unknown as Invoke).bind(raw);
-      try {
-        return (await once(rpc, invoke, req, deadline, opts.signal, context)) as ResponseOf<M>;
-      } catch (err) {
-        if (!retry || !isTransient(err) || attempt + 1 >= this.backoff.maxAttempts) throw err;
-        const wait = Math.max(err.retryAfterMs ?? 0, backoffDelay(this.backoff, attempt));
-        if (Date.now() + wait >= deadline) throw err;
-        await pause(wait, opts.signal);
-      }
-    }
-  }
-}
-
-/** One attempt of a unary call. An abort cancels it and rejects with the signal's reason. */
-function once(
-  method: string,
-  invoke: Invoke,
-  req: unknown,
-  deadline: number,
-  signal: AbortSignal | undefined,
-  context: CallContext,
-): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => call.cancel();
-    // The token comes from the channel's call credentials, not this metadata.
-    const call = invoke(req, new Metadata(), { deadline: new Date(deadline) }, (err, res) => {
-      signal?.removeEventListener('abort', onAbort);
-      if (signal?.aborted) reject(signal.reason);
-      else if (err) reject(fromServiceError(err, method, context));
-      else resolve(res);
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

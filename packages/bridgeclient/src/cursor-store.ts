@@ -122,8 +122,10 @@ export class FileCursorStore implements CursorStore {
     let stored: { key?: unknown; cursor?: Partial<Cursor> };
     try {
       stored = JSON.parse(text);
-    } catch {
-      throw new Error(`cursor file ${file} is corrupt (not JSON): delete it to start over`);
+    } catch (err) {
+      throw new Error(`cursor file ${file} is corrupt (not JSON): delete it to start over`, {
+        cause: err,
+      });
     }
     const c = stored?.cursor;
     if (

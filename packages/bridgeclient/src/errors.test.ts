@@ -1,6 +1,14 @@
 import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { fromServiceError, NotFoundError, TlsRefusalError, UnavailableError } from './errors.js';
+import {
+  BridgeError,
+  fromServiceError,
+  NotFoundError,
+  ResourceExhaustedError,
+  TlsRefusalError,
+  UnavailableError,
+} from './errors.js';
+import { toBridgeError } from './private/stream-failure.js';
 import { markRefusal } from './private/tls-refusal.js';
 
 const serviceError = (code: status, details: string): ServiceError =>
@@ -74,5 +82,53 @@ describe('fromServiceError', () => {
     expect(e.details).toBe(
       "the daemon's certificate does not carry the name x: it carries DNS:localhost",
     );
+  });
+
+  it('keeps the ServiceError as cause, given to the constructor, with the message as before', () => {
+    const withPushback = serviceError(status.RESOURCE_EXHAUSTED, 'rate limited');
+    withPushback.metadata.set('grpc-retry-pushback-ms', '250');
+    const closed = markRefusal(
+      { reason: 'client_certificate', code: '' },
+      "the daemon refused this client's certificate",
+    );
+    const cases: [ServiceError, new (...args: never[]) => BridgeError, string][] = [
+      [serviceError(status.NOT_FOUND, 'no session x'), NotFoundError, 'GetSession: no session x'],
+      [withPushback, ResourceExhaustedError, 'GetSession: rate limited'],
+      [
+        noConnection('Error: connect ECONNREFUSED 127.0.0.1:1'),
+        UnavailableError,
+        'GetSession: no connection to the daemon: connect ECONNREFUSED 127.0.0.1:1',
+      ],
+      [
+        noConnection(closed),
+        TlsRefusalError,
+        "GetSession: the daemon refused this client's certificate",
+      ],
+      [serviceError(status.INTERNAL, 'boom'), BridgeError, 'GetSession: boom'],
+    ];
+    for (const [grpc, Class, message] of cases) {
+      const e = fromServiceError(grpc, 'GetSession', { sessionId: 's' });
+      expect(e.constructor).toBe(Class);
+      expect(e.message).toBe(message);
+      expect(e.cause).toBe(grpc);
+      // Error's own option: not enumerable, unlike a property assigned afterwards.
+      expect(Object.getOwnPropertyDescriptor(e, 'cause')).toMatchObject({ enumerable: false });
+      expect(e).toMatchObject({ method: 'GetSession', sessionId: 's' });
+    }
+    expect(fromServiceError(withPushback, 'X').retryAfterMs).toBe(250);
+  });
+
+  it("an event stream's failures keep theirs too", () => {
+    const grpc = serviceError(status.UNAVAILABLE, 'shutting down');
+    const mapped = toBridgeError(grpc, 'StreamEventBatches');
+    expect(mapped).toBeInstanceOf(UnavailableError);
+    expect(mapped.cause).toBe(grpc);
+    const shutDown = new Error('Channel has been shut down');
+    const closed = toBridgeError(shutDown, 'StreamEvents');
+    expect(closed).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'StreamEvents: Channel has been shut down',
+    });
+    expect(closed.cause).toBe(shutDown);
   });
 });

@@ -1,52 +1,27 @@
-import { BridgeClient, type ListSessionsOptions, type StartSessionRequest } from './client.js';
-import type { CursorStore } from './cursor-store.js';
-import {
-  BridgeError,
-  DeadlineExceededError,
-  FailedPreconditionError,
-  NotFoundError,
-  ResourceExhaustedError,
-  UnavailableError,
-} from './errors.js';
-import type { EventStream, EventStreamOptions } from './event-stream.js';
-import type { BridgeClientOptions, CallOptions } from './options.js';
+import { scope } from '@agent-bridge/scope';
+import { BridgeClient } from './client.js';
+import { BridgeError, FailedPreconditionError, ResourceExhaustedError } from './errors.js';
+import { EventStream } from './event-stream.js';
+import type { EventStreamOptions } from './event-stream-options.js';
+import type { BridgeFleetOptions, DaemonStatus, FleetSession } from './fleet-types.js';
+import type { CallOptions } from './options.js';
 import type { PermissionDecision } from './permissions.js';
-import { providerRefusal, reasonOf, runTask, type TaskOptions } from './run-task.js';
+import { reasonOf } from './private/abort-reason.js';
+import { DaemonProbes } from './private/daemon-probes.js';
+import { findOwner } from './private/find-owner.js';
+import { candidates, unfitFor } from './private/placement.js';
+import { runTask } from './private/run-task.js';
+import { SessionOwners } from './private/session-owners.js';
+import type { TaskOptions } from './run-task.js';
+import type { ListSessionsOptions, StartSessionRequest } from './session-requests.js';
 import { reportWithoutSession, type TaskReport } from './task-report.js';
 import type {
-  Health,
   InterruptResult,
   ProviderInfo,
   SentInput,
-  SessionInfo,
   SessionStatus,
   StartedSession,
 } from './types.js';
-
-/** One daemon of the fleet: a name of your choosing and how to reach it. */
-export interface FleetDaemon extends Omit<BridgeClientOptions, 'cursorStore'> {
-  name: string;
-}
-
-export interface BridgeFleetOptions {
-  daemons: FleetDaemon[];
-  /** How long a daemon's Health and ListProviders answers serve placement. Default 2 s. */
-  probeTtlMs?: number;
-  /** A daemon that has not answered its probe by then is skipped for this placement. Default 3 s. */
-  probeTimeoutMs?: number;
-  /** Shared by the daemons' event streams. Default: in memory. */
-  cursorStore?: CursorStore;
-}
-
-/** What placement knows of a daemon. */
-export type DaemonStatus =
-  | { daemon: string; reachable: true; health: Health; providers: ProviderInfo[] }
-  | { daemon: string; reachable: false; error: BridgeError };
-
-export type FleetSession = SessionInfo & { daemon: string };
-
-/** Sessions whose daemon the fleet remembers, at most. */
-const MAX_REMEMBERED = 100_000;
 
 /**
  * Several daemons used as one: a new session goes to a daemon that offers
@@ -57,10 +32,11 @@ const MAX_REMEMBERED = 100_000;
 export class BridgeFleet {
   /** The client of each daemon, by name. */
   readonly clients: ReadonlyMap<string, BridgeClient>;
-  private readonly owners = new Map<string, string>();
-  private readonly probes = new Map<string, { at: number; status: Promise<DaemonStatus> }>();
-  private readonly probeTtlMs: number;
+  private readonly owners = new SessionOwners();
+  private readonly probes: DaemonProbes;
   private readonly probeTimeoutMs: number;
+  /** The fleet's scope: ended by close(); its event streams still finding their daemon end with it. */
+  private readonly closing = scope();
 
   constructor(opts: BridgeFleetOptions) {
     if (!opts.daemons?.length) throw new TypeError('a fleet needs at least one daemon');
@@ -79,8 +55,8 @@ export class BridgeFleet {
       );
     }
     this.clients = clients;
-    this.probeTtlMs = opts.probeTtlMs ?? 2000;
     this.probeTimeoutMs = opts.probeTimeoutMs ?? 3000;
+    this.probes = new DaemonProbes(opts.probeTtlMs ?? 2000, this.probeTimeoutMs);
   }
 
   /** Each daemon as placement sees it now (probes at most `probeTtlMs` old). */
@@ -97,20 +73,23 @@ export class BridgeFleet {
     req: StartSessionRequest & { daemon?: string },
     opts: CallOptions = {},
   ): Promise<StartedSession & { daemon: string }> {
-    const candidates = await this.candidates(req.provider, req.daemon);
+    const only = req.daemon;
+    if (only !== undefined) this.client(only);
+    const names = only === undefined ? [...this.clients.keys()] : [only];
+    const statuses = await Promise.all(names.map((n) => this.probe(n)));
     let refused: BridgeError | undefined;
-    for (const name of candidates) {
+    for (const name of candidates(statuses, req.provider, only)) {
       try {
         const started = await this.client(name).startSession(req, opts);
-        this.remember(started.sessionId, name);
-        this.probes.delete(name); // its room just shrank
+        this.owners.remember(started.sessionId, name);
+        this.probes.forget(name); // its room just shrank
         return { ...started, daemon: name };
       } catch (err) {
         if (!(err instanceof ResourceExhaustedError || err instanceof FailedPreconditionError)) {
           throw err;
         }
         refused = err;
-        this.probes.delete(name);
+        this.probes.forget(name);
       }
     }
     throw refused;
@@ -152,8 +131,8 @@ export class BridgeFleet {
         left === undefined ? task : { ...task, timeoutMs: left },
         providers,
       );
-      this.probes.delete(daemon); // its room changed meanwhile
-      if (report.sessionId) this.remember(report.sessionId, daemon);
+      this.probes.forget(daemon); // its room changed meanwhile
+      if (report.sessionId) this.owners.remember(report.sessionId, daemon);
       if (report.status !== 'SKIPPED') return { ...report, daemon, durationMs: elapsed() };
       reasons.push(`${daemon}: ${report.error}`);
     }
@@ -196,10 +175,24 @@ export class BridgeFleet {
     return client.respondPermission(sessionId, requestId, decision, opts);
   }
 
-  /** The session's events, from the daemon that runs it (see BridgeClient.events). */
-  async events(sessionId: string, opts: EventStreamOptions = {}): Promise<EventStream> {
-    const daemon = await this.locate(sessionId, opts.signal ? { signal: opts.signal } : {});
-    return this.client(daemon).events(sessionId, opts);
+  /**
+   * The session's events, from the daemon that runs it (see
+   * BridgeClient.events): a stream at once, like the client's. Finding the
+   * daemon is part of the iteration, so its failures (NotFoundError: no
+   * daemon has the session) surface from the loop, as a failed connection's do.
+   */
+  events(sessionId: string, opts: EventStreamOptions = {}): EventStream {
+    return new EventStream(
+      {
+        clientClosed: this.closing.signal,
+        open: async (signal) => {
+          const daemon = await this.locate(sessionId, { signal });
+          return this.client(daemon).events(sessionId, { ...opts, signal });
+        },
+      },
+      sessionId,
+      opts,
+    );
   }
 
   /**
@@ -220,7 +213,7 @@ export class BridgeFleet {
             timeoutMs: opts.timeoutMs ?? this.probeTimeoutMs,
           })) {
             sessions.push({ ...s, daemon });
-            this.remember(s.sessionId, daemon);
+            this.owners.remember(s.sessionId, daemon);
           }
         } catch (err) {
           if (!(err instanceof BridgeError)) throw err;
@@ -232,7 +225,9 @@ export class BridgeFleet {
     return { sessions, unreachable };
   }
 
+  /** Closes every client; event streams of the fleet end with a CANCELLED BridgeError. */
   close(): void {
+    this.closing.end();
     for (const c of this.clients.values()) c.close();
   }
 
@@ -242,60 +237,13 @@ export class BridgeFleet {
     return c;
   }
 
-  /**
-   * Daemons that can take a session of `provider`, the one with the most
-   * room first. None: why, as the error placement fails with.
-   */
-  private async candidates(provider: string, only: string | undefined): Promise<string[]> {
-    if (only !== undefined) this.client(only);
-    const names = only === undefined ? [...this.clients.keys()] : [only];
-    const statuses = await Promise.all(names.map((n) => this.probe(n)));
-    const serving = statuses.flatMap((s) =>
-      s.reachable && s.health.status === 'serving' ? [s] : [],
-    );
-    const offering = serving.filter((s) =>
-      s.providers.some((p) => p.id === provider && p.available),
-    );
-    const usable = offering.filter((s) => s.health.freeCapacity > 0);
-    usable.sort((a, b) => b.health.freeCapacity - a.health.freeCapacity);
-    if (usable.length > 0) return usable.map((s) => s.daemon);
-    const where = only === undefined ? 'no daemon of the fleet' : `daemon ${JSON.stringify(only)}`;
-    if (serving.length === 0) {
-      throw new UnavailableError('UNAVAILABLE', `${where} is reachable and serving`);
-    }
-    if (offering.length === 0) {
-      throw new FailedPreconditionError(
-        'FAILED_PRECONDITION',
-        `${where} that answers offers provider ${JSON.stringify(provider)} available`,
-      );
-    }
-    throw new ResourceExhaustedError(
-      'RESOURCE_EXHAUSTED',
-      `${where} that offers provider ${JSON.stringify(provider)} has room for another session of this project`,
-    );
-  }
-
   private probe(name: string): Promise<DaemonStatus> {
-    const cached = this.probes.get(name);
-    if (cached && Date.now() - cached.at < this.probeTtlMs) return cached.status;
-    const client = this.client(name);
-    const opts = { timeoutMs: this.probeTimeoutMs };
-    const status = Promise.all([client.health(opts), client.listProviders(opts)]).then(
-      ([health, providers]): DaemonStatus => ({ daemon: name, reachable: true, health, providers }),
-      (err: unknown): DaemonStatus => {
-        if (!(err instanceof BridgeError)) throw err;
-        return { daemon: name, reachable: false, error: err };
-      },
-    );
-    this.probes.set(name, { at: Date.now(), status });
-    return status;
+    return this.probes.status(name, this.client(name));
   }
 
   /**
    * The daemon that runs `sessionId`: remembered, or found by asking every
-   * daemon at once (each within the probe timeout) and taking the first that
-   * has it. A refusal that holds on any daemon (a malformed id, a refused
-   * token) fails at once.
+   * daemon at once, each within the probe timeout (see findOwner).
    */
   private async locate(sessionId: string, opts: CallOptions): Promise<string> {
     const known = this.owners.get(sessionId);
@@ -304,50 +252,8 @@ export class BridgeFleet {
       timeoutMs: Math.min(opts.timeoutMs ?? this.probeTimeoutMs, this.probeTimeoutMs),
       ...(opts.signal ? { signal: opts.signal } : {}),
     };
-    const silent: string[] = [];
-    const daemon = await new Promise<string | undefined>((resolve, reject) => {
-      let pending = this.clients.size;
-      for (const [name, client] of this.clients) {
-        client.getSession(sessionId, ask).then(
-          () => resolve(name),
-          (err: unknown) => {
-            if (err instanceof UnavailableError || err instanceof DeadlineExceededError) {
-              silent.push(name);
-            } else if (!(err instanceof NotFoundError)) reject(err);
-            if (--pending === 0) resolve(undefined);
-          },
-        );
-      }
-    });
-    if (daemon) {
-      this.remember(sessionId, daemon);
-      return daemon;
-    }
-    if (silent.length > 0) {
-      throw new UnavailableError(
-        'UNAVAILABLE',
-        `session ${sessionId} is on no daemon that answered; no answer from: ${silent.join(', ')}`,
-      );
-    }
-    throw new NotFoundError('NOT_FOUND', `session ${sessionId} is on no daemon of the fleet`);
+    const daemon = await findOwner(this.clients, sessionId, ask);
+    this.owners.remember(sessionId, daemon);
+    return daemon;
   }
-
-  /** Remembers where a session runs; the oldest entries go once there are too many. */
-  private remember(sessionId: string, daemon: string): void {
-    this.owners.delete(sessionId);
-    this.owners.set(sessionId, daemon);
-    if (this.owners.size > MAX_REMEMBERED) {
-      const oldest = this.owners.keys().next().value;
-      if (oldest !== undefined) this.owners.delete(oldest);
-    }
-  }
-}
-
-/** Why a daemon cannot take a task of `provider`, as placement sees it; undefined when it can. */
-function unfitFor(s: DaemonStatus, provider: string): string | undefined {
-  if (!s.reachable) return `unreachable (${s.error.message})`;
-  if (s.health.status !== 'serving') return `not serving (${s.health.status})`;
-  const refusal = providerRefusal(s.providers, provider);
-  if (refusal !== undefined) return refusal;
-  return s.health.freeCapacity > 0 ? undefined : 'no room for another session of this project';
 }

@@ -1,4 +1,4 @@
-export { BridgeClient, type ListSessionsOptions, type StartSessionRequest } from './client.js';
+export { BridgeClient } from './client.js';
 export {
   type Cursor,
   type CursorKey,
@@ -23,14 +23,15 @@ export {
   UnauthenticatedError,
   UnavailableError,
 } from './errors.js';
-export { EventStream, type EventStreamOptions } from './event-stream.js';
-export {
-  BridgeFleet,
-  type BridgeFleetOptions,
-  type DaemonStatus,
-  type FleetDaemon,
-  type FleetSession,
-} from './fleet.js';
+export { EventStream } from './event-stream.js';
+export type { EventStreamOptions } from './event-stream-options.js';
+export { BridgeFleet } from './fleet.js';
+export type {
+  BridgeFleetOptions,
+  DaemonStatus,
+  FleetDaemon,
+  FleetSession,
+} from './fleet-types.js';
 export type {
   BridgeClientOptions,
   CallOptions,
@@ -50,6 +51,7 @@ export {
   permissionResolution,
 } from './permissions.js';
 export type { TaskOptions, TaskPermissions } from './run-task.js';
+export type { ListSessionsOptions, StartSessionRequest } from './session-requests.js';
 export type { TaskReport, TaskStatus, TaskToolCall } from './task-report.js';
 export {
   type EventType,

@@ -8,8 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import { REPO_ROOT } from '@agent-bridge/harness';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../harness/index.js';
 
 const tracked = new Set(
   execFileSync('git', ['ls-files'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\n'),

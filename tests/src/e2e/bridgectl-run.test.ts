@@ -6,7 +6,6 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   captureOutput,
   createTestPki,
@@ -16,7 +15,8 @@ import {
   waitFor,
   within,
   writeCtlProfile,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let daemon: TestDaemon;
 let dir: string;

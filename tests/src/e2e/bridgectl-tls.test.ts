@@ -8,8 +8,6 @@ import { X509Certificate } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCA, createCrl, issueCert } from '@agent-bridge/pki';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestPki,
   REPO_ROOT,
@@ -17,7 +15,9 @@ import {
   type TestDaemon,
   type TestPki,
   writeCtlProfile,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { createCA, createCrl, issueCert } from '@agent-bridge/pki';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let pki: TestPki;
 let daemon: TestDaemon;

@@ -6,7 +6,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   captureOutput,
   claudeOfVersion,
@@ -19,7 +18,8 @@ import {
   waitFor,
   within,
   writeCtlProfile,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let pki: TestPki;
 let daemon: TestDaemon;

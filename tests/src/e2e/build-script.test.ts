@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { REPO_ROOT } from '@agent-bridge/harness';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../harness/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'build-script-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestPki, REPO_ROOT, type TestPki } from '@agent-bridge/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPki, REPO_ROOT, type TestPki } from '../harness/index.js';
 
 let pki: TestPki;
 let dir: string;

@@ -1,6 +1,6 @@
+import { collect, status, useDaemon, waitFor } from '@agent-bridge/harness';
 import { EventType } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { collect, status, useDaemon, waitFor } from '../harness/index.js';
 
 // Keys not covered elsewhere: sessions.event_buffer_bytes, sessions.max_subscribers,
 // providers.<id>.env, logging.level and logging.redact_patterns.

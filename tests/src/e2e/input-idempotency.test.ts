@@ -1,6 +1,6 @@
+import { collect, useDaemon } from '@agent-bridge/harness';
 import { EventType } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { collect, useDaemon } from '../harness/index.js';
 
 const bridge = useDaemon({ fakeProviders: { echo: ['echo'] } });
 

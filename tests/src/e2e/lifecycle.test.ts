@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import {
+  codeOf,
+  collect,
+  isAlive,
+  status,
+  useDaemon,
+  waitFor,
+  within,
+} from '@agent-bridge/harness';
 import { EventType, SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { codeOf, collect, isAlive, status, useDaemon, waitFor, within } from '../harness/index.js';
 
 const bridge = useDaemon();
 

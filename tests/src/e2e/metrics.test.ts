@@ -3,15 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
-import { type CertAndKey, createCrl, issueCert } from '@agent-bridge/pki';
-import { EventType, PermissionDecision, SessionStatus } from '@agent-bridge/proto';
-import { beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
   codeOf,
   createTestPki,
   ofType,
   parseExposition,
+  ScrapeFailed,
   scrape,
   status,
   type TestPki,
@@ -19,7 +17,10 @@ import {
   useDaemon,
   waitFor,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { type CertAndKey, createCrl, issueCert } from '@agent-bridge/pki';
+import { EventType, PermissionDecision, SessionStatus } from '@agent-bridge/proto';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 const value = (samples: Map<string, number>, key: string) => samples.get(key) ?? 0;
 
@@ -157,29 +158,38 @@ describe('metrics over mutual TLS', () => {
   it('audits every refused handshake as the gRPC port does: no certificate, another CA, revoked', async () => {
     const port = bridge.daemon.metricsPort as number;
     const mark = bridge.daemon.audit.mark();
+    // Each refusal is found by its connection's port: the records of the
+    // tests before this one may still be on their way to the audit file.
+    const peers: string[] = [];
     for (const client of [undefined, bridge.pki.rogueClient, revoked]) {
-      await expect(scrape(port, bridge.pki.ca.certPem, client)).rejects.toThrow(
-        /certificate|alert|socket hang up|ECONNRESET|closed/i,
+      const failed = await scrape(port, bridge.pki.ca.certPem, client).then(
+        () => expect.unreachable('the scrape was refused'),
+        (err: unknown) => err as ScrapeFailed,
       );
+      expect(failed).toBeInstanceOf(ScrapeFailed);
+      expect(failed.message).toMatch(/certificate|alert|socket hang up|ECONNRESET|closed/i);
+      expect(failed.localPort).toBeGreaterThan(0);
+      peers.push(`127.0.0.1:${failed.localPort}`);
     }
-    await waitFor(
-      'three refused metrics handshakes in the audit file',
-      () => bridge.daemon.audit.since(mark).filter((r) => r.kind === 'tls').length >= 3,
-    );
-    const refused = bridge.daemon.audit.since(mark).filter((r) => r.kind === 'tls');
-    expect(refused.map((r) => r.reason)).toEqual([
-      'no_client_certificate',
-      'untrusted_issuer',
-      'cert_revoked',
+    const ours = () =>
+      bridge.daemon.audit
+        .since(mark)
+        .filter((r) => r.kind === 'tls' && peers.includes(r.peer ?? ''));
+    await waitFor('three refused metrics handshakes in the audit file', () => ours().length >= 3);
+    const refused = peers.map((peer) => ours().filter((r) => r.peer === peer));
+    expect(refused.map((rs) => rs.map((r) => r.reason))).toEqual([
+      ['no_client_certificate'],
+      ['untrusted_issuer'],
+      ['cert_revoked'],
     ]);
-    for (const r of refused) {
+    for (const r of refused.flat()) {
       expect(r).toMatchObject({
         outcome: 'deny',
         peer: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
       });
       expect(r.detail).toMatch(/^metrics listener: /);
     }
-    expect(refused[2]).toMatchObject({
+    expect(refused[2]?.[0]).toMatchObject({
       cert_serial: new X509Certificate(revoked.certPem).serialNumber,
     });
   });

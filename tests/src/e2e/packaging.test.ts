@@ -3,9 +3,9 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadConfig, parseDuration } from '@agent-bridge/config';
+import { REPO_ROOT, readUnit, testProviderHost, unitValue } from '@agent-bridge/harness';
 import { createProviders, MockProvider } from '@agent-bridge/providers/host';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, readUnit, testProviderHost, unitValue } from '../harness/index.js';
 
 // packaging/: the systemd unit and the production config it starts the
 // daemon with must agree, and the config must load as the daemon loads it.

@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bearer, call, captureOutput, connect, REPO_ROOT, within } from '@agent-bridge/harness';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bearer, call, captureOutput, connect, REPO_ROOT, within } from '../harness/index.js';
 
 // The README's path: `bridge dev` creates a dev PKI and config, and a token
 // minted with `bridge-ca jwt-mint` as printed is accepted.

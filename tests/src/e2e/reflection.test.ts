@@ -2,7 +2,6 @@ import { execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
 import {
   type Bridge,
   captureOutput,
@@ -10,7 +9,8 @@ import {
   startBridge,
   useDaemon,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { describe, expect, it } from 'vitest';
 
 const BUF = join(REPO_ROOT, 'node_modules/.bin/buf');
 const run = promisify(execFile);

@@ -10,8 +10,6 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../examples/run-example.js';
 import {
   agentProcesses,
   descendants,
@@ -24,7 +22,9 @@ import {
   waitFor,
   watchdogOf,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../examples/run-example.js';
 
 // The daemon as it is installed: `pnpm package` writes the deploy directory
 // (a build, then `pnpm deploy --prod`), which is then moved to another

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { codeOf, collect, status, useDaemon, waitFor, watchEvents } from '@agent-bridge/harness';
 import { EventType, type SessionEvent } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { codeOf, collect, status, useDaemon, waitFor, watchEvents } from '../harness/index.js';
 
 const RING = 50;
 

@@ -1,6 +1,6 @@
+import { codeOf, collect, status, useDaemon, waitFor, watchEvents } from '@agent-bridge/harness';
 import { SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { codeOf, collect, status, useDaemon, waitFor, watchEvents } from '../harness/index.js';
 
 // sessions.idle_timeout, sessions.retention and sessions.subscriber_ttl, set short.
 const bridge = useDaemon({

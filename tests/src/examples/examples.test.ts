@@ -1,6 +1,4 @@
 import { createServer } from 'node:net';
-import { type BridgeServiceClient, SessionStatus } from '@agent-bridge/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   connect,
@@ -8,7 +6,9 @@ import {
   startDaemon,
   type TestDaemon,
   useDaemon,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { type BridgeServiceClient, SessionStatus } from '@agent-bridge/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkMinimalOutput, credentialVars, exampleEnv, run } from './run-example.js';
 
 // The examples as a user runs them inside the workspace (from source, no

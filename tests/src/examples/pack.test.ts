@@ -9,8 +9,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { REPO_ROOT, useDaemon } from '@agent-bridge/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, useDaemon } from '../harness/index.js';
 import {
   checkMinimalOutput,
   credentialVars,

@@ -1,6 +1,6 @@
+import { REPO_ROOT, useDaemon } from '@agent-bridge/harness';
 import { SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, useDaemon } from '../harness/index.js';
 import { credentialVars, exampleEnv, run } from './run-example.js';
 
 // review-council.mjs as a user runs it inside the workspace (from source, no

@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type TestPki, within } from '@agent-bridge/harness';
 import { expect } from 'vitest';
-import { type TestPki, within } from '../harness/index.js';
 
 export interface Finished {
   code: number | null;

@@ -3,8 +3,7 @@
  * The session fails with the signal, the reader gets the terminal event,
  * and the daemon is left as it was: same pid, no zombie, no descriptor kept.
  */
-import { EventType, SessionStatus } from '@agent-bridge/proto';
-import { describe, expect, it } from 'vitest';
+
 import {
   fdCount,
   isAlive,
@@ -12,7 +11,9 @@ import {
   waitFor,
   watchEvents,
   zombiesUnder,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { EventType, SessionStatus } from '@agent-bridge/proto';
+import { describe, expect, it } from 'vitest';
 
 const bridge = useDaemon({ fakeProviders: { echo: ['echo'] } });
 

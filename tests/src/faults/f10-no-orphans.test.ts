@@ -3,7 +3,6 @@ import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
 import {
   type Bridge,
   groupMembers,
@@ -12,7 +11,8 @@ import {
   waitFor,
   watchdogOf,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { afterEach, describe, expect, it } from 'vitest';
 
 // F10: the daemon dies by SIGKILL (no handler runs). Its agents, their
 // grandchildren and the orphan watchdog must all be gone soon after; and

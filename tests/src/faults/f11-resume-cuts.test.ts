@@ -12,8 +12,7 @@
  * after_seq 0 and from a cursor behind the oldest event, and the status
  * code of after_seq beyond the last.
  */
-import { EventType, type SessionEvent } from '@agent-bridge/proto';
-import { describe, expect, it } from 'vitest';
+
 import {
   collect,
   seededRandom,
@@ -22,7 +21,9 @@ import {
   useDaemon,
   waitFor,
   watchEvents,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { EventType, type SessionEvent } from '@agent-bridge/proto';
+import { describe, expect, it } from 'vitest';
 
 const CUTS = 200;
 /** Most events a subscriber reads before its stream is cut. */

@@ -3,8 +3,9 @@
  * restart, every call about an old session, reading from an old cursor
  * included, is NOT_FOUND: never an empty stream that looks healthy.
  */
+
+import { type Bridge, codeOf, collect, startBridge, status } from '@agent-bridge/harness';
 import { describe, expect, it } from 'vitest';
-import { type Bridge, codeOf, collect, startBridge, status } from '../harness/index.js';
 
 describe('F12 a daemon restart', () => {
   it('F12 an old session and its cursor are NOT_FOUND on the restarted daemon, streams included', async () => {

@@ -3,8 +3,7 @@
  * `sessions.idle_timeout` is reaped: it stops with an idle_timeout event
  * and its agent, with its whole process group, is gone.
  */
-import { EventType, SessionStatus } from '@agent-bridge/proto';
-import { describe, expect, it } from 'vitest';
+
 import {
   collect,
   isAlive,
@@ -13,7 +12,9 @@ import {
   useDaemon,
   waitFor,
   zombiesUnder,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { EventType, SessionStatus } from '@agent-bridge/proto';
+import { describe, expect, it } from 'vitest';
 
 const bridge = useDaemon({
   config: { sessions: { idle_timeout: '800ms' } },

@@ -4,7 +4,7 @@
  * after a warm-up, no zombie, no process group left; then 500 more leave
  * the memory that survives a full collection (heap and Buffers) where it was.
  */
-import { describe, expect, it } from 'vitest';
+
 import {
   fdCount,
   heapSnapshotFlags,
@@ -16,7 +16,8 @@ import {
   useDaemon,
   waitFor,
   zombiesUnder,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { describe, expect, it } from 'vitest';
 
 const PARALLEL = 10;
 const WARM_UP = 100;

@@ -3,8 +3,7 @@
  * sessions then fails with RESOURCE_EXHAUSTED, never a crash, and once
  * sessions are stopped the daemon serves the next call again.
  */
-import { SessionStatus } from '@agent-bridge/proto';
-import { describe, expect, it } from 'vitest';
+
 import {
   daemonFromSource,
   isAlive,
@@ -14,7 +13,9 @@ import {
   useDaemon,
   waitFor,
   zombiesUnder,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { SessionStatus } from '@agent-bridge/proto';
+import { describe, expect, it } from 'vitest';
 
 // The descriptor limit of the daemon (`ulimit -n`). Started from source,
 // the daemon needs about 30 descriptors once up, but its module loader

@@ -9,8 +9,7 @@
  * PERMISSION_REQUESTED/RESOLVED pair is complete, the decision is audited,
  * a late answer is refused, and no process is left.
  */
-import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
-import { describe, expect, it } from 'vitest';
+
 import {
   asked,
   type Bridge,
@@ -31,7 +30,9 @@ import {
   waitFor,
   watchEvents,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
+import { describe, expect, it } from 'vitest';
 
 const T = EventType;
 const ask = { adapter: 'mock', permissions: 'ask' };

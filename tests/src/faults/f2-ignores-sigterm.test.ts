@@ -5,9 +5,10 @@
  * at once, and a grandchild left behind by an agent that exits on its own
  * dies with the group.
  */
+
+import { collect, groupMembers, isAlive, useDaemon, waitFor } from '@agent-bridge/harness';
 import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { collect, groupMembers, isAlive, useDaemon, waitFor } from '../harness/index.js';
 
 const bridge = useDaemon({
   config: { sessions: { stop_grace_period: '600ms' } },

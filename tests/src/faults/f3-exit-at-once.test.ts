@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { collect, isAlive, useDaemon, waitFor } from '@agent-bridge/harness';
 import { EventType, SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { collect, isAlive, useDaemon, waitFor } from '../harness/index.js';
 
 // A token of GitHub's shape: the built-in rules redact it wherever it appears.
 const SECRET = `ghp_${'a1B2c3D4e5'.repeat(4)}`;

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { codeOf, descendants, isAlive, status, useDaemon } from '@agent-bridge/harness';
 import { describe, expect, it } from 'vitest';
-import { codeOf, descendants, isAlive, status, useDaemon } from '../harness/index.js';
 
 const notExecutable = (scratch: string) => join(scratch, 'agent-cli');
 

@@ -10,9 +10,10 @@
  * reader has read first, the ring has a production-like size, and RSS and
  * the ring are sampled through the whole flood.
  */
+
+import { rssKiB, showEvents, useDaemon, watchEvents } from '@agent-bridge/harness';
 import { EventType, type SessionEvent } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { rssKiB, showEvents, useDaemon, watchEvents } from '../harness/index.js';
 
 const RING = 2_000;
 const FLOOD_SECONDS = 10;

@@ -3,9 +3,10 @@
  * two pieces, invalid UTF-8, a line longer than the limit, and a last line
  * without a newline when the agent exits.
  */
+
+import { collect, useDaemon } from '@agent-bridge/harness';
 import { EventType } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { collect, useDaemon } from '../harness/index.js';
 
 const bridge = useDaemon({ fakeProviders: { split: ['split'] } });
 

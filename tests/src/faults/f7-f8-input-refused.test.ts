@@ -5,9 +5,10 @@
  * FAILED_PRECONDITION or a clean failure of the session, never a crash of
  * the daemon.
  */
+
+import { codeOf, collect, isAlive, status, useDaemon, waitFor } from '@agent-bridge/harness';
 import { EventType, SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { codeOf, collect, isAlive, status, useDaemon, waitFor } from '../harness/index.js';
 
 const MiB = 1024 * 1024;
 

@@ -4,8 +4,7 @@
  * event, agents get SIGTERM and then, if they ignore it, SIGKILL; the
  * daemon exits 0 and leaves no process group and no zombie behind.
  */
-import { EventType, type SessionEvent } from '@agent-bridge/proto';
-import { describe, expect, it } from 'vitest';
+
 import {
   allProcs,
   codeOf,
@@ -16,7 +15,9 @@ import {
   waitFor,
   watchEvents,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { EventType, type SessionEvent } from '@agent-bridge/proto';
+import { describe, expect, it } from 'vitest';
 
 const SESSIONS = 20;
 const STUBBORN = 2;

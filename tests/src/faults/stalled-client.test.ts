@@ -12,8 +12,7 @@
  * the reader has read first, and the measure is what survives a full
  * collection, compared with a flood nobody reads.
  */
-import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
-import { describe, expect, it } from 'vitest';
+
 import {
   heapSnapshotFlags,
   type LiveMemory,
@@ -22,7 +21,9 @@ import {
   useDaemon,
   waitFor,
   watchEvents,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
+import { describe, expect, it } from 'vitest';
 
 const RING = 2_000;
 /** Events each flood writes: a queue of them (some 200 bytes each) would be tens of MiB. */

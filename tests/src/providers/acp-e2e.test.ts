@@ -2,15 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type BridgeServiceClient,
-  EventType,
-  ProviderAuthState,
-  type SessionEvent,
-  SessionStatus,
-} from '@agent-bridge/proto';
-import type { Metadata } from '@grpc/grpc-js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
   asked,
   call,
   codeOf,
@@ -28,7 +19,16 @@ import {
   type TestDaemon,
   useDaemon,
   waitFor,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import {
+  type BridgeServiceClient,
+  EventType,
+  ProviderAuthState,
+  type SessionEvent,
+  SessionStatus,
+} from '@agent-bridge/proto';
+import type { Metadata } from '@grpc/grpc-js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gateCases } from './gate-cases.js';
 
 // The acp adapter end to end: the real daemon over mTLS + JWT, driving the
@@ -539,7 +539,13 @@ describe('acp providers at start-up and in ListProviders', () => {
   it('an untrusted-directory exit (55) fails the start with its code', async () => {
     const { sessionId, res } = await start('gemini-untrusted');
     expect(res.status).toBe(SessionStatus.SESSION_STATUS_FAILED);
-    expect((await get(sessionId)).error).toContain('code 55');
+    const { error } = await get(sessionId);
+    expect(error).toContain('code 55');
+    expect(error).toContain('Gemini CLI is not running in a trusted directory');
+    const events = await until(sessionId, ended);
+    expect(String(events.at(-1)?.data?.stderr_tail)).toContain(
+      'not running in a trusted directory',
+    );
   });
 
   it('reports version, capabilities and the free auth probe of each flavour', async () => {

@@ -1,9 +1,6 @@
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentEvent, AgentHandle, PermissionAsk, SessionSpec } from '@agent-bridge/providers';
-import { AcpProvider, StartupGate, SupervisedProcess } from '@agent-bridge/providers/host';
-import { afterAll, describe, expect, it } from 'vitest';
 import {
   healthOnceProbed,
   isAlive,
@@ -11,7 +8,10 @@ import {
   REPO_ROOT,
   testProbeHost,
   waitFor,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import type { AgentEvent, AgentHandle, PermissionAsk, SessionSpec } from '@agent-bridge/providers';
+import { AcpProvider, StartupGate, SupervisedProcess } from '@agent-bridge/providers/host';
+import { afterAll, describe, expect, it } from 'vitest';
 
 // The acp adapter on its own (no daemon), for what the daemon's config
 // cannot reach: sub-second turn timeouts, an agent that ignores cancel, the
@@ -41,8 +41,11 @@ function provider(
 }
 
 /** Starts a session whose permission requests are all denied (as by the default policy); `asks` are what it got. */
-async function start(p: AcpProvider, options: Record<string, string> = {}) {
-  const events: AgentEvent[] = [];
+async function start(
+  p: AcpProvider,
+  options: Record<string, string> = {},
+  events: AgentEvent[] = [],
+) {
   const asks: PermissionAsk[] = [];
   const handle = await p.start({
     projectId: 'p',
@@ -95,8 +98,12 @@ describe('AcpProvider with the fake agent', () => {
     const distrusted = provider(FAKE_GEMINI, {
       env: { HOME: repo, GEMINI_CLI_TRUST_WORKSPACE: 'false' },
     });
-    await expect(start(distrusted)).rejects.toThrow(
-      /agent exited during start-up \(code 55\): Gemini CLI is not running in a trusted directory/,
+    const events: AgentEvent[] = [];
+    await expect(start(distrusted, {}, events)).rejects.toThrow(
+      'agent exited during start-up (code 55)',
+    );
+    expect(events.filter((e) => e.type === 'STDERR').map((e) => e.text)).toContainEqual(
+      expect.stringContaining('Gemini CLI is not running in a trusted directory'),
     );
   });
 

@@ -12,6 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, renameSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { codeOf, REPO_ROOT, status, useDaemon, waitFor } from '@agent-bridge/harness';
 import {
   ProbeState,
   ProviderAuthState,
@@ -21,7 +22,6 @@ import {
 } from '@agent-bridge/proto';
 import type { ServiceError } from '@grpc/grpc-js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codeOf, REPO_ROOT, status, useDaemon, waitFor } from '../harness/index.js';
 
 const FAKE_CLAUDE = join(REPO_ROOT, 'tests/fixtures/fake-claude.mjs');
 const FAKE_CODEX = join(REPO_ROOT, 'tests/fixtures/fake-codex.mjs');

@@ -3,17 +3,6 @@ import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type BridgeServiceClient,
-  EventType,
-  ProviderAuthState,
-  type SessionEvent,
-  SessionStatus,
-  VersionCoverage,
-} from '@agent-bridge/proto';
-import { MOCK_AGENT_PATH } from '@agent-bridge/providers/host';
-import type { Metadata } from '@grpc/grpc-js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
   call,
   claudeOfVersion,
   codeOf,
@@ -30,7 +19,18 @@ import {
   turnsDone,
   useDaemon,
   waitFor,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import {
+  type BridgeServiceClient,
+  EventType,
+  ProviderAuthState,
+  type SessionEvent,
+  SessionStatus,
+  VersionCoverage,
+} from '@agent-bridge/proto';
+import { MOCK_AGENT_PATH } from '@agent-bridge/providers/host';
+import type { Metadata } from '@grpc/grpc-js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gateCases } from './gate-cases.js';
 
 // The claude adapter end to end: the real daemon over mTLS + JWT, driving

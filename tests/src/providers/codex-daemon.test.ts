@@ -1,15 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type BridgeServiceClient,
-  EventType,
-  ProviderAuthState,
-  type SessionEvent,
-  SessionStatus,
-} from '@agent-bridge/proto';
-import type { Metadata } from '@grpc/grpc-js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
   call,
   codeOf,
   expectPermission,
@@ -24,7 +15,16 @@ import {
   type TestDaemon,
   useDaemon,
   waitFor,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import {
+  type BridgeServiceClient,
+  EventType,
+  ProviderAuthState,
+  type SessionEvent,
+  SessionStatus,
+} from '@agent-bridge/proto';
+import type { Metadata } from '@grpc/grpc-js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gateCases } from './gate-cases.js';
 
 // The codex adapter end to end: the real daemon over mTLS + JWT, driving

@@ -1,6 +1,13 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  healthOnceProbed,
+  noStartupClock,
+  REPO_ROOT,
+  testProviderHost,
+  waitFor,
+} from '@agent-bridge/harness';
 import type {
   AgentEvent,
   AgentHandle,
@@ -9,13 +16,6 @@ import type {
 } from '@agent-bridge/providers';
 import { createProviders } from '@agent-bridge/providers/host';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  healthOnceProbed,
-  noStartupClock,
-  REPO_ROOT,
-  testProviderHost,
-  waitFor,
-} from '../harness/index.js';
 
 // The codex provider on its own (no daemon) against the fake CLI: the
 // request kinds the daemon tests do not reach, queued input, isolation.

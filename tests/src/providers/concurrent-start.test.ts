@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { REPO_ROOT, useDaemon, waitFor } from '@agent-bridge/harness';
 import { EventType, SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, useDaemon, waitFor } from '../harness/index.js';
 
 // Sessions of one agent CLI that share its home, started at the same moment.
 // The fakes initialise their state in a fresh home as the real CLIs do, and

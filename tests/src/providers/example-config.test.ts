@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '@agent-bridge/config';
+import { REPO_ROOT, testProviderHost } from '@agent-bridge/harness';
 import {
   type AcpProvider,
   ClaudeProvider,
@@ -12,7 +13,6 @@ import {
   StdioProvider,
 } from '@agent-bridge/providers/host';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, testProviderHost } from '../harness/index.js';
 
 const host = testProviderHost({ parentEnv: { PATH: '/nonexistent' } });
 

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { EventType, type SessionEvent } from '@agent-bridge/proto';
-import { expect, it } from 'vitest';
 import {
   asked,
   type DaemonFixture,
@@ -15,7 +13,9 @@ import {
   sessionClient,
   TEST_CALLER,
   turnsDone,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { EventType, type SessionEvent } from '@agent-bridge/proto';
+import { expect, it } from 'vitest';
 
 /**
  * One agent CLI (a fake one) behind the approval gate with `permissions:

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
+import { ofType, REPO_ROOT, showEvents, turnsDone, useDaemon } from '@agent-bridge/harness';
 import { EventType, type SessionEvent } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { ofType, REPO_ROOT, showEvents, turnsDone, useDaemon } from '../harness/index.js';
 
 // InterruptTurn at every point of a turn, for every structured adapter,
 // through the real daemon and the fake CLIs. An interrupt is never lost,

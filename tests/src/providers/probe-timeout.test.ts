@@ -11,9 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { groupMembers, isAlive, useDaemon, waitFor, within } from '@agent-bridge/harness';
 import { ProbeState, ProviderAuthState, SessionStatus } from '@agent-bridge/proto';
 import { describe, expect, it } from 'vitest';
-import { groupMembers, isAlive, useDaemon, waitFor, within } from '../harness/index.js';
 
 const PROBE_MS = 500;
 

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BridgeClient, type BridgeClientOptions } from '@agent-bridge/bridgeclient';
+import { useDaemon } from '@agent-bridge/harness';
 import { afterAll, describe, expect, it } from 'vitest';
-import { useDaemon } from '../harness/index.js';
 import { clientOptions, closeClients, sdkClient } from './helpers.js';
 
 const bridge = useDaemon();

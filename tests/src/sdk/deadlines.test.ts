@@ -17,9 +17,9 @@ import {
   type SessionEvent,
   UnavailableError,
 } from '@agent-bridge/bridgeclient';
+import { startTcpProxy, type TcpProxy, useDaemon, waitFor, within } from '@agent-bridge/harness';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTcpProxy, type TcpProxy, useDaemon, waitFor, within } from '../harness/index.js';
-import { closeClients, range, rejection, sdkClient } from './helpers.js';
+import { closeClients, iterationError, range, rejection, sdkClient } from './helpers.js';
 
 const bridge = useDaemon({
   fakeProviders: { lines: ['lines', '2000'], slow: ['slow-start', '20000'] },
@@ -54,19 +54,6 @@ const noneBeyond = (before: Resources, timeoutMs = 5_000) =>
     () => extra(before).length === 0,
     timeoutMs,
   );
-
-/** The error (or reason) an iteration of `events` ended with; fails when it ends without one. */
-async function iterationError(
-  events: AsyncIterable<SessionEvent>,
-  body: (e: SessionEvent) => void = () => {},
-): Promise<unknown> {
-  try {
-    for await (const e of events) body(e);
-  } catch (err) {
-    return err;
-  }
-  throw new Error('the iteration ended without an error');
-}
 
 const started = async (c: BridgeClient, provider: string, lastSeq: number) => {
   const { sessionId } = await c.startSession({ provider, repoPath: bridge.daemon.repo });

@@ -7,7 +7,6 @@
  * written twice.
  */
 import type { BridgeClient, SessionEvent } from '@agent-bridge/bridgeclient';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   seededRandom,
   startTcpProxy,
@@ -16,7 +15,8 @@ import {
   useDaemon,
   waitFor,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeClients, range, sdkClient, seqsOf } from './helpers.js';
 
 // Stored before the reader starts: the replay. The daemon sends a replay

@@ -10,9 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type BridgeClient,
+  BridgeError,
   BridgeFleet,
   type BridgeFleetOptions,
   DeadlineExceededError,
+  EventStream,
   FailedPreconditionError,
   type FleetDaemon,
   NotFoundError,
@@ -20,7 +22,6 @@ import {
   type SessionEvent,
   UnavailableError,
 } from '@agent-bridge/bridgeclient';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   startDaemon,
   startTcpProxy,
@@ -29,8 +30,9 @@ import {
   useDaemon,
   waitFor,
   within,
-} from '../harness/index.js';
-import { clientOptions, closeClients, rejection, sdkClient } from './helpers.js';
+} from '@agent-bridge/harness';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { clientOptions, closeClients, iterationError, rejection, sdkClient } from './helpers.js';
 
 // One repository path valid on both daemons, as on hosts that share a layout.
 const shared = realpathSync(
@@ -153,7 +155,7 @@ describe('routing', () => {
     expect((await other.getSession(mock.sessionId)).daemon).toBe('one');
     const sent = await other.sendInput(echo.sessionId, 'routed');
     const seen: SessionEvent[] = [];
-    for await (const e of await other.events(echo.sessionId, { afterSeq: 0 })) {
+    for await (const e of other.events(echo.sessionId, { afterSeq: 0 })) {
       seen.push(e);
       if (e.text === 'echo: routed') break;
     }
@@ -163,7 +165,7 @@ describe('routing', () => {
     // says so (another daemon would not know the session: NOT_FOUND).
     await other.sendInput(mock.sessionId, '/tool Bash ls');
     let requestId = '';
-    for await (const e of await other.events(mock.sessionId, { afterSeq: 0 })) {
+    for await (const e of other.events(mock.sessionId, { afterSeq: 0 })) {
       if (e.type === 'PERMISSION_REQUESTED') requestId = String(e.data?.request_id);
       if (e.type === 'TURN_COMPLETED') break;
     }
@@ -185,6 +187,78 @@ describe('routing', () => {
     await expect(other.getSession('0b7c1d2e-6f3a-4c5b-9d8e-7f6a5b4c3d2e')).rejects.toBeInstanceOf(
       NotFoundError,
     );
+  });
+
+  // The same shape as BridgeClient.events: the stream itself, used without awaiting anything first.
+  it('events() returns the stream at once, like the client; finding the daemon is part of the loop', async () => {
+    const starter = fleetOf(both());
+    const s = await starter.startSession({ provider: 'mock', repoPath, daemon: 'two' });
+    try {
+      await starter.sendInput(s.sessionId, 'hello');
+      const other = fleetOf(both());
+      const stream: EventStream = other.events(s.sessionId, { afterSeq: 0 });
+      expect(stream).toBeInstanceOf(EventStream);
+      expect(stream.sessionId).toBe(s.sessionId);
+      expect(stream.processedSeq).toBeUndefined();
+      expect(stream.historyId).toBe('');
+      const events = stream[Symbol.asyncIterator]();
+      const first = await events.next();
+      expect(first.done).toBe(false);
+      expect(first.value?.seq).toBe(1);
+      // It reads the daemon that runs the session: that daemon's history.
+      expect(stream.historyId).toBe((await sdkClient(two).health()).serverInstanceId);
+      expect(stream.processedSeq).toBe(0);
+      stream.close();
+      expect(await events.next()).toEqual({ done: true, value: undefined });
+      expect(stream.processedSeq).toBe(1);
+      expect(() => stream[Symbol.asyncIterator]()).toThrow(
+        'an EventStream can be iterated only once',
+      );
+    } finally {
+      await starter.stopSession(s.sessionId, { force: true });
+    }
+  });
+
+  it('events() of a session no daemon has: the NotFoundError a client gives, from the loop', async () => {
+    const fleet = fleetOf(both());
+    const unknown = '0b7c1d2e-6f3a-4c5b-9d8e-7f6a5b4c3d2e';
+    const fromClient = await iterationError(sdkClient(one).events(unknown));
+    expect(fromClient).toBeInstanceOf(NotFoundError);
+    // Nothing is asked before the loop starts: the call itself neither throws nor rejects.
+    const stream = fleet.events(unknown);
+    const fromFleet = (await within(
+      'the loop to fail',
+      iterationError(stream),
+      HANG_BOUND_MS,
+    )) as NotFoundError;
+    expect(fromFleet).toBeInstanceOf(NotFoundError);
+    expect(fromFleet.constructor).toBe((fromClient as Error).constructor);
+    expect(fromFleet.code).toBe('NOT_FOUND');
+    expect(fromFleet.message).toBe(`session ${unknown} is on no daemon of the fleet`);
+    // Each daemon's own answer is its cause.
+    expect(fromFleet.cause).toBeInstanceOf(AggregateError);
+    const answers = (fromFleet.cause as AggregateError).errors as BridgeError[];
+    expect(answers.map((e) => [e.constructor, e.method])).toEqual([
+      [NotFoundError, 'GetSession'],
+      [NotFoundError, 'GetSession'],
+    ]);
+  });
+
+  it('a closed fleet ends its streams, found or not, with the CANCELLED error of a closed client', async () => {
+    const fleet = fleetOf(both());
+    const s = await fleet.startSession({ provider: 'mock', repoPath, daemon: 'one' });
+    try {
+      const reading = fleet.events(s.sessionId, { afterSeq: 0 });
+      const notStarted = fleet.events(s.sessionId);
+      const ended = iterationError(reading, () => fleet.close());
+      for (const err of [await ended, await iterationError(notStarted)]) {
+        expect(err).toBeInstanceOf(BridgeError);
+        expect((err as BridgeError).code).toBe('CANCELLED');
+        expect((err as Error).message).toBe(`the client was closed (session ${s.sessionId})`);
+      }
+    } finally {
+      await sdkClient(one).stopSession(s.sessionId, { force: true });
+    }
   });
 
   it("listSessions merges both daemons' sessions, newest first", async () => {

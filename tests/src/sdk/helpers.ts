@@ -10,8 +10,8 @@ import {
   type SessionEvent,
   type StatusName,
 } from '@agent-bridge/bridgeclient';
+import { type Bridge, waitFor } from '@agent-bridge/harness';
 import { expect } from 'vitest';
-import { type Bridge, waitFor } from '../harness/index.js';
 
 /** Options of a client of `bridge`'s daemon as project `projectId`, over its test PKI. */
 export function clientOptions(
@@ -91,6 +91,19 @@ export async function rejection<E extends BridgeError>(
   expect(e.details).not.toBe(code);
   expect(e.message).toBe(`${method}: ${e.details}`);
   return e;
+}
+
+/** The error (or reason) an iteration of `events` ended with; fails when it ends without one. */
+export async function iterationError(
+  events: AsyncIterable<SessionEvent>,
+  body: (e: SessionEvent) => void = () => {},
+): Promise<unknown> {
+  try {
+    for await (const e of events) body(e);
+  } catch (err) {
+    return err;
+  }
+  throw new Error('the iteration ended without an error');
 }
 
 const show = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));

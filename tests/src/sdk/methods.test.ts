@@ -21,8 +21,8 @@ import {
   type SessionEvent,
   type StatusName,
 } from '@agent-bridge/bridgeclient';
+import { useDaemon, waitFor } from '@agent-bridge/harness';
 import { afterAll, describe, expect, it } from 'vitest';
-import { useDaemon, waitFor } from '../harness/index.js';
 import {
   closeClients,
   projectState,

@@ -9,7 +9,6 @@
  * gets stuck, and at the end the daemon's cursor of each is its last seq.
  */
 import type { BridgeClient } from '@agent-bridge/bridgeclient';
-import { afterAll, describe, expect, it } from 'vitest';
 import {
   type CutPlan,
   seededRandom,
@@ -19,7 +18,8 @@ import {
   useDaemon,
   waitFor,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { afterAll, describe, expect, it } from 'vitest';
 import { closeClients, range, sdkClient } from './helpers.js';
 
 const LINES = 20_000;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { BridgeClient, ResourceExhaustedError } from '@agent-bridge/bridgeclient';
+import { createTestPki, type TestPki } from '@agent-bridge/harness';
 import {
   BridgeServiceService,
   type HealthResponse,
@@ -15,7 +16,6 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPki, type TestPki } from '../harness/index.js';
 
 // RESOURCE_EXHAUSTED is retried only when the server marks it retryable with
 // gRPC's retry pushback trailer. Today's daemon never marks one (it has no

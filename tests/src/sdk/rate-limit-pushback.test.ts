@@ -5,8 +5,9 @@
  * waits at least that long and retries, so a burst of starts gets through.
  * pushback.test.ts covers the SDK side on its own, against a stand-in.
  */
+
+import { useDaemon } from '@agent-bridge/harness';
 import { describe, expect, it } from 'vitest';
-import { useDaemon } from '../harness/index.js';
 import { closeClients, sdkClient } from './helpers.js';
 
 // One start a second, no burst beyond it.

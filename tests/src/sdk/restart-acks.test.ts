@@ -9,7 +9,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CursorLostError, FailedPreconditionError } from '@agent-bridge/bridgeclient';
-import { afterAll, describe, expect, it } from 'vitest';
 import {
   startDaemon,
   startTcpProxy,
@@ -18,7 +17,8 @@ import {
   useDaemon,
   waitFor,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { afterAll, describe, expect, it } from 'vitest';
 import { closeClients, sdkClient } from './helpers.js';
 
 // A long production: the reader is still reading (and acking) when the daemon dies.

@@ -12,7 +12,6 @@ import {
   FileCursorStore,
   type SessionEvent,
 } from '@agent-bridge/bridgeclient';
-import { afterAll, describe, expect, it } from 'vitest';
 import {
   startDaemon,
   startTcpProxy,
@@ -20,7 +19,8 @@ import {
   useDaemon,
   waitFor,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { afterAll, describe, expect, it } from 'vitest';
 import { closeClients, range, sdkClient, seqsOf } from './helpers.js';
 
 const RING = 16;

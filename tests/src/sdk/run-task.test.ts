@@ -14,8 +14,8 @@ import {
   type SessionEvent,
   type TaskReport,
 } from '@agent-bridge/bridgeclient';
+import { useDaemon, waitFor } from '@agent-bridge/harness';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { useDaemon, waitFor } from '../harness/index.js';
 import { clientOptions, closeClients, sdkClient } from './helpers.js';
 
 // One repository path valid on both daemons, as on hosts that share a layout.

@@ -15,9 +15,9 @@ import {
   TlsRefusalError,
   UnavailableError,
 } from '@agent-bridge/bridgeclient';
+import { createTestPki, startDaemon, type TestPki, useDaemon } from '@agent-bridge/harness';
 import { createCA, createCrl, issueCert } from '@agent-bridge/pki';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPki, startDaemon, type TestPki, useDaemon } from '../harness/index.js';
 import { clientOptions, closeClients, rejection, sdkClient } from './helpers.js';
 
 let pki: TestPki;

@@ -14,6 +14,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { UnauthenticatedError } from '@agent-bridge/bridgeclient';
+import { bearer, call, codeOf, connect, mintToken, status, useDaemon } from '@agent-bridge/harness';
 import type { CertAndKey } from '@agent-bridge/pki';
 import {
   BridgeServiceClient,
@@ -24,7 +25,6 @@ import {
 import { credentials, type Metadata, Server, ServerCredentials } from '@grpc/grpc-js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bearer, call, codeOf, connect, mintToken, status, useDaemon } from '../harness/index.js';
 import { type clientOptions, closeClients, range, rejection, sdkClient } from './helpers.js';
 
 // No clock skew allowed: a token is refused the moment it expires, so a
@@ -230,14 +230,13 @@ describe('certificate binding', () => {
     expect(await healthWith(other, bound!)).toBe('ok');
     expect(await healthWith(bridge.pki.client, bound!)).toBe(status.UNAUTHENTICATED);
     // The same through the SDK: a client on `client`'s connection whose
-    // calls carry that token (its channel swapped for one that sends it).
+    // calls carry that token (its channel's generated client swapped for
+    // one that sends it; the channel object is shared by all its calls).
     const sdk = sdkClient(bridge);
     const swapped = connectWithToken(bridge.pki.client, bound!);
-    (sdk as unknown as { channel: unknown }).channel = {
-      raw: swapped,
-      connection: () => undefined,
-      close: () => swapped.close(),
-    };
+    Object.defineProperty((sdk as unknown as { channel: object }).channel, 'raw', {
+      get: () => swapped,
+    });
     try {
       await rejection(sdk.health(), UnauthenticatedError, 'UNAUTHENTICATED', 'Health');
       await rejection(sdk.listSessions(), UnauthenticatedError, 'UNAUTHENTICATED', 'ListSessions');

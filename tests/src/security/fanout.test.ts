@@ -7,10 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
+import { useDaemon, waitFor } from '@agent-bridge/harness';
 import { BridgeServiceClient, type SessionEvent } from '@agent-bridge/proto';
 import { type ClientReadableStream, credentials } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { useDaemon, waitFor } from '../harness/index.js';
 
 const SESSIONS = 20;
 const READERS = 500; // per session

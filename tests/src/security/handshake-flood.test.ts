@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Socket, connect as tcpConnect } from 'node:net';
+import { within } from '@agent-bridge/harness';
 import { describe, expect, it } from 'vitest';
-import { within } from '../harness/index.js';
 import { useWorld } from './helpers.js';
 
 const FLOOD = 200;

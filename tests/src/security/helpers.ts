@@ -4,8 +4,6 @@
  * (session list, agent processes, ring seq, daemon alive).
  */
 import { randomUUID } from 'node:crypto';
-import type { Metadata, ServiceError } from '@grpc/grpc-js';
-import { beforeAll, expect } from 'vitest';
 import {
   type AuditLine,
   type BridgeOptions,
@@ -14,7 +12,9 @@ import {
   descendants,
   isAlive,
   useDaemon,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import type { Metadata, ServiceError } from '@grpc/grpc-js';
+import { beforeAll, expect } from 'vitest';
 
 export interface World extends DaemonFixture {
   /** A running mock session of the default project, used to watch its ring seq. */

@@ -12,8 +12,8 @@ import {
   connect as h2connect,
   type Settings,
 } from 'node:http2';
+import { call, connect, type DaemonFixture, useDaemon, within } from '@agent-bridge/harness';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, connect, type DaemonFixture, useDaemon, within } from '../harness/index.js';
 
 const MAX_STREAMS = 10;
 const RAPID_RESETS = 30_000;

@@ -4,6 +4,7 @@
  * exist, and a foreign call changes nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { call, collect, STREAM_WAIT_MS, status, streamEvents, within } from '@agent-bridge/harness';
 import {
   type BridgeServiceClient,
   EventType,
@@ -12,7 +13,6 @@ import {
 } from '@agent-bridge/proto';
 import type { Metadata } from '@grpc/grpc-js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, collect, STREAM_WAIT_MS, status, streamEvents, within } from '../harness/index.js';
 import {
   expectCallDenied,
   expectUnchanged,

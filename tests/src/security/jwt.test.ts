@@ -11,9 +11,6 @@
 import { createHash, createPublicKey, randomUUID, X509Certificate } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type BridgeServiceClient, EventType, PermissionDecision } from '@agent-bridge/proto';
-import { Metadata } from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
   call,
@@ -25,7 +22,10 @@ import {
   streamEvents,
   useDaemon,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { type BridgeServiceClient, EventType, PermissionDecision } from '@agent-bridge/proto';
+import { Metadata } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { algNone, claims, foreignAlg, hs256, nowSec, signEdDSA, without } from './forge.js';
 import { expectNoSecret, expectUnchanged, outcome, snapshot, useWorld } from './helpers.js';
 

@@ -5,10 +5,10 @@
  * `input.max_size_bytes` are honoured exactly, each refusal audited.
  */
 import { randomUUID } from 'node:crypto';
+import { collect, descendants, status, useDaemon, waitFor } from '@agent-bridge/harness';
 import { EventType, SessionStatus } from '@agent-bridge/proto';
 import type { Metadata } from '@grpc/grpc-js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { collect, descendants, status, useDaemon, waitFor } from '../harness/index.js';
 import { outcome } from './helpers.js';
 
 const PER_PROJECT = 3;

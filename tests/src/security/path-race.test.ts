@@ -9,7 +9,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
 import {
   captureOutput,
   collect,
@@ -19,7 +18,8 @@ import {
   useDaemon,
   waitFor,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { outcome } from './helpers.js';
 
 const ATTEMPTS = 200;

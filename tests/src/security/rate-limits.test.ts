@@ -6,9 +6,6 @@
  * allowance whole; the bucket refills; the SDK waits out the pushback.
  */
 import { randomUUID } from 'node:crypto';
-import { type BridgeServiceClient, EventType } from '@agent-bridge/proto';
-import type { Metadata, ServiceError } from '@grpc/grpc-js';
-import { afterAll, describe, expect, it } from 'vitest';
 import {
   bearer,
   call,
@@ -17,7 +14,10 @@ import {
   status,
   type UnaryMethod,
   waitFor,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { type BridgeServiceClient, EventType } from '@agent-bridge/proto';
+import type { Metadata, ServiceError } from '@grpc/grpc-js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { closeClients, sdkClient } from '../sdk/helpers.js';
 import { expectNoSecret, outcome, useWorld } from './helpers.js';
 

@@ -1,7 +1,7 @@
+import { call, collect, status, useDaemon } from '@agent-bridge/harness';
 import { EventType, type SessionEvent } from '@agent-bridge/proto';
 import type { ServiceError } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { call, collect, status, useDaemon } from '../harness/index.js';
 
 // Secrets are assembled at run time so the repository holds no literal credential.
 const chars = (n: number, seed = 'Q7x') => seed.repeat(Math.ceil(n / seed.length)).slice(0, n);

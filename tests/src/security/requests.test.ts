@@ -10,13 +10,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  EventType,
-  PermissionDecision,
-  type SessionEvent,
-  SessionStatus,
-} from '@agent-bridge/proto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
   asked,
   call,
   collect,
@@ -31,7 +24,14 @@ import {
   status,
   streamEvents,
   turnsDone,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import {
+  EventType,
+  PermissionDecision,
+  type SessionEvent,
+  SessionStatus,
+} from '@agent-bridge/proto';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectCallDenied, expectUnchanged, outcome, snapshot, useWorld } from './helpers.js';
 
 const ARGV_ARGS = ['$(id)', '; rm -rf ~', '`id`', 'two words', '--flag=x y', '*', '|', '\\n'];

@@ -8,9 +8,9 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bearer, call, createTestPki, status, type TestPki, waitFor } from '@agent-bridge/harness';
 import { createCA, issueCert } from '@agent-bridge/pki';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, call, createTestPki, status, type TestPki, waitFor } from '../harness/index.js';
 import { expectUnchanged, outcome, snapshot, useWorld } from './helpers.js';
 import {
   type CertClient,

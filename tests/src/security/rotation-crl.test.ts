@@ -9,9 +9,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { call, createTestPki, status, type TestPki } from '@agent-bridge/harness';
 import { type CertAndKey, createCA, createCrl, crossSign, issueCert } from '@agent-bridge/pki';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestPki, status, type TestPki } from '../harness/index.js';
 import { outcome, useWorld } from './helpers.js';
 import {
   type CertClient,

@@ -6,9 +6,9 @@
 import { X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { connect as tlsConnect } from 'node:tls';
+import { call, status, within } from '@agent-bridge/harness';
 import { type CertAndKey, createCA, crossSign, issueCert } from '@agent-bridge/pki';
 import { describe, expect, it } from 'vitest';
-import { call, status, within } from '../harness/index.js';
 import { outcome, useWorld } from './helpers.js';
 import {
   type CertClient,

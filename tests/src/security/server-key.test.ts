@@ -5,9 +5,9 @@
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createTestPki, startDaemon } from '@agent-bridge/harness';
 import { encryptPrivateKey } from '@agent-bridge/pki';
 import { describe, expect, it } from 'vitest';
-import { createTestPki, startDaemon } from '../harness/index.js';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

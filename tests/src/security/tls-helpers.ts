@@ -7,9 +7,6 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CertAndKey, createCrl } from '@agent-bridge/pki';
-import type { BridgeServiceClient } from '@agent-bridge/proto';
-import type { Metadata, ServiceError } from '@grpc/grpc-js';
 import {
   type AuditLine,
   bearer,
@@ -18,7 +15,10 @@ import {
   streamEvents,
   waitFor,
   within,
-} from '../harness/index.js';
+} from '@agent-bridge/harness';
+import { type CertAndKey, createCrl } from '@agent-bridge/pki';
+import type { BridgeServiceClient } from '@agent-bridge/proto';
+import type { Metadata, ServiceError } from '@grpc/grpc-js';
 
 export interface CertClient {
   client: BridgeServiceClient;

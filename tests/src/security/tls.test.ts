@@ -12,11 +12,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
+import { call, connect, status } from '@agent-bridge/harness';
 import { type CertAndKey, issueCert } from '@agent-bridge/pki';
 import { BridgeServiceClient } from '@agent-bridge/proto';
 import { credentials } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { call, connect, status } from '../harness/index.js';
 import { expectUnchanged, outcome, snapshot, useWorld } from './helpers.js';
 import { hasOpenssl, opensslLeaf } from './tls-helpers.js';
 

@@ -104,7 +104,7 @@ export class FakeAgent implements AgentHandle {
 }
 
 /** How the next start-ups go. */
-export type StartOutcome = 'ready' | 'spawn_error' | 'startup_error';
+export type StartOutcome = 'ready' | 'spawn_error' | 'startup_error' | 'startup_exit';
 
 /**
  * A provider whose agents are FakeAgents. Tests choose how start-up ends
@@ -116,6 +116,8 @@ export class FakeProvider implements Provider {
   /** Per start: the repoPath it was given, and the directory its spawn cwd led to at the time. */
   readonly spawns: { repoPath: string; dir: string }[] = [];
   outcome: StartOutcome = 'ready';
+  /** What an agent of outcome `startup_exit` writes to stderr before it exits. */
+  lastWords: string[] = [];
   available = true;
   /** Goes on starting when its start-up is abandoned, as a badly behaved provider might. */
   ignoresAbort = false;
@@ -201,7 +203,13 @@ export class FakeProvider implements Provider {
       agent.exit({ exitCode: null, signal: 'SIGKILL' });
       throw new StartupError('start-up abandoned');
     }
-    if (this.outcome === 'startup_error') throw new StartupError('agent exited during start-up');
+    if (this.outcome === 'startup_error') throw new StartupError('agent start-up failed: no ready');
+    if (this.outcome === 'startup_exit') {
+      // Like a real provider: the agent's last words go out as STDERR, then it is gone.
+      for (const text of this.lastWords) spec.emit({ type: 'STDERR', stream: 'stderr', text });
+      const exit = { exitCode: 7, signal: null };
+      throw new StartupError('agent exited during start-up (code 7)', { exit });
+    }
     return agent;
   }
 

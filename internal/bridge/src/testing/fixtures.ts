@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { within } from '@agent-bridge/waits';
 import { noAudit } from '../audit.js';
 import { type Clock, systemTimers } from '../clock.js';
 import { BridgeError } from '../errors.js';
-import type { BridgeEvent } from '../event.js';
-import { jsonEventCodec } from '../event-codec.js';
-import { noEventObserver } from '../event-observer.js';
-import type { EventSlice } from '../event-slice.js';
-import { DENY_ALL } from '../permission-policy.js';
-import { SecretRedactor } from '../redactor.js';
-import { Session } from '../session.js';
+import type { BridgeEvent } from '../events/event.js';
+import { jsonEventCodec } from '../events/event-codec.js';
+import { noEventObserver } from '../events/event-observer.js';
+import type { EventSlice } from '../events/event-slice.js';
+import { DENY_ALL } from '../permissions/permission-policy.js';
+import { SecretRedactor } from '../redaction/redactor.js';
+import { Session } from '../sessions/session.js';
 import type { CoreSettings, Logger } from '../types.js';
 import { FakeProvider } from './fake-provider.js';
 
@@ -55,22 +56,9 @@ export function newSession(clock: Clock, overrides: Partial<CoreSettings> = {}):
   });
 }
 
-/** `promise`, or a failure naming `what` if it has not settled within `ms`. */
-export async function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms}ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** The next batch of a stream; fails when the stream ends or stays silent. */
 export async function nextBatch(events: AsyncIterator<EventSlice>): Promise<BridgeEvent[]> {
-  const r = await within(events.next(), 'the next batch');
+  const r = await within('the next batch', events.next());
   if (r.done) throw new Error('the stream ended');
   return r.value.events();
 }
@@ -79,7 +67,7 @@ export async function nextBatch(events: AsyncIterator<EventSlice>): Promise<Brid
 export async function readToEnd(events: AsyncIterator<EventSlice>): Promise<BridgeEvent[]> {
   const out: BridgeEvent[] = [];
   for (;;) {
-    const r = await within(events.next(), 'the end of the stream');
+    const r = await within('the end of the stream', events.next());
     if (r.done) return out;
     out.push(...r.value.events());
   }

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { within } from '@agent-bridge/waits';
 import type { AuditRecord } from '../audit.js';
-import type { BridgeEvent } from '../event.js';
-import type { PermissionPolicy } from '../permission-policy.js';
-import { SessionManager } from '../session-manager.js';
+import type { BridgeEvent } from '../events/event.js';
+import type { PermissionPolicy } from '../permissions/permission-policy.js';
+import { SessionManager } from '../sessions/session-manager.js';
 import type { Caller } from '../types.js';
 import { FakeClock } from './fake-clock.js';
 import { FakeProvider } from './fake-provider.js';
-import { readToEnd, silentLogger, testSettings, within } from './fixtures.js';
+import { readToEnd, silentLogger, testSettings } from './fixtures.js';
 
 /**
  * A manager whose sessions run interruptible fake agents under the `ask`
@@ -42,6 +43,7 @@ export function gateFixture(o: {
   });
   const start = async () => {
     const snap = await within(
+      'the start',
       manager.start(o.caller, {
         projectId: o.caller.projectId,
         sessionId: randomUUID(),
@@ -49,7 +51,6 @@ export function gateFixture(o: {
         provider: 'fake',
         agentOpts: {},
       }),
-      'the start',
     );
     const agent = provider.agents.at(-1)!;
     const id = snap.sessionId;
@@ -65,7 +66,7 @@ export function gateFixture(o: {
     /** Every event so far (the session keeps running). */
     const sofar = async (): Promise<BridgeEvent[]> => {
       const it = events();
-      const r = await within(it.next(), 'the stored events');
+      const r = await within('the stored events', it.next());
       await it.return?.();
       return r.done ? [] : r.value.events();
     };

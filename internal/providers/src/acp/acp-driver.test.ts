@@ -1,6 +1,7 @@
+import { nextTurn } from '@agent-bridge/waits';
 import { describe, expect, it } from 'vitest';
-import { PERMISSION_DECISIONS, type PermissionVerdict } from '../permission.js';
-import { InputClosedError } from '../supervised-process.js';
+import { InputClosedError } from '../contract/errors.js';
+import { PERMISSION_DECISIONS, type PermissionVerdict } from '../contract/permission.js';
 import { driverHarness, type HarnessOptions } from '../testing/driver-harness.js';
 import { AcpDriver, type AcpDriverOptions } from './acp-driver.js';
 
@@ -28,19 +29,17 @@ function setup(
   });
 }
 
-const tick = () => new Promise((r) => setImmediate(r));
-
 /** Runs the handshake, answering initialize and session/new (and any set_* request) in turn. */
 async function handshake(t: ReturnType<typeof setup>, newSession = O5_NEW) {
   const done = t.driver.handshake();
-  await tick();
+  await nextTurn();
   t.feed(O5_INIT);
-  await tick();
+  await nextTurn();
   t.feed(newSession);
-  await tick();
+  await nextTurn();
   for (let i = 0; i < 3 && t.last().method?.startsWith('session/set_'); i++) {
     t.feed({ jsonrpc: '2.0', id: t.last().id, result: {} });
-    await tick();
+    await nextTurn();
   }
   await done;
 }
@@ -83,7 +82,7 @@ describe('AcpDriver handshake', () => {
     const t = setup();
     const done = t.driver.handshake();
     t.feed(O5_INIT);
-    await tick();
+    await nextTurn();
     t.feed({ jsonrpc: '2.0', id: 2, error: { code: -32000, message: 'Authentication required' } });
     await expect(done).rejects.toThrow(
       'session/new: Authentication required (the agent is not authenticated; it supports: Login with opencode)',
@@ -124,13 +123,13 @@ describe('AcpDriver handshake', () => {
     const t = setup({ mode: 'plan' });
     const done = t.driver.handshake();
     t.feed(O5_INIT);
-    await tick();
+    await nextTurn();
     t.feed(O5_NEW);
     await expect(done).rejects.toThrow('agent_opts.mode: this agent offers no session modes');
     const g = setup({ mode: 'build' });
     const gDone = g.driver.handshake();
     g.feed(O5_INIT);
-    await tick();
+    await nextTurn();
     g.feed(G3_NEW);
     await expect(gDone).rejects.toThrow(
       'agent_opts.mode: this agent has no mode "build" (it offers: default, autoEdit, yolo, plan)',
@@ -166,7 +165,7 @@ describe('AcpDriver turns', () => {
     t.feed(
       '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn","usage":{"inputTokens":12,"outputTokens":7,"totalTokens":19},"_meta":{}}}',
     );
-    await tick();
+    await nextTurn();
     expect(t.events.map((e) => [e.type, e.turnId])).toEqual([
       ['TURN_STARTED', 'turn-1'],
       ['AGENT_MESSAGE_DELTA', 'turn-1'],
@@ -191,7 +190,7 @@ describe('AcpDriver turns', () => {
     t.send('two');
     expect(t.written.filter((m) => m.method === 'session/prompt')).toHaveLength(1);
     t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'end_turn' } });
-    await tick();
+    await nextTurn();
     expect(t.last()).toMatchObject({
       id: 4,
       method: 'session/prompt',
@@ -203,7 +202,7 @@ describe('AcpDriver turns', () => {
       data: { queued: true },
     });
     t.feed({ jsonrpc: '2.0', id: 4, result: { stopReason: 'max_tokens' } });
-    await tick();
+    await nextTurn();
     expect(t.events.at(-1)).toMatchObject({
       type: 'TURN_COMPLETED',
       turnId: 'turn-2',
@@ -224,7 +223,7 @@ describe('AcpDriver turns', () => {
         data: { message: 'invalid x-api-key', statusCode: 401 },
       },
     });
-    await tick();
+    await nextTurn();
     expect(t.events.slice(1)).toEqual([
       {
         type: 'AGENT_ERROR',
@@ -284,7 +283,7 @@ describe('AcpDriver turns', () => {
     await handshake(t);
     t.closeInput();
     expect(() => t.send('lost')).toThrow(InputClosedError);
-    await tick();
+    await nextTurn();
     expect(t.events).toEqual([]);
     t.exit();
     expect(() => t.send('late')).toThrow(InputClosedError);
@@ -295,7 +294,7 @@ describe('AcpDriver turns', () => {
     await handshake(t);
     t.send('x');
     t.exit();
-    await tick();
+    await nextTurn();
     expect(t.events.map((e) => e.type)).toEqual(['TURN_STARTED']);
   });
 });
@@ -348,7 +347,7 @@ describe('AcpDriver asks the session gate about permission requests', () => {
     await handshake(t);
     t.send('USE_TOOL');
     t.feed(permissionRequest(0, TOUCH));
-    await tick();
+    await nextTurn();
     expect(t.asks).toEqual([
       {
         tool: 'execute',
@@ -385,7 +384,7 @@ describe('AcpDriver asks the session gate about permission requests', () => {
       ]),
       permissionRequest(1, {}, [{ optionId: 'always', kind: 'allow_always' }]),
     );
-    await tick();
+    await nextTurn();
     expect(t.asks).toEqual([
       {
         tool: 'tool',
@@ -414,7 +413,7 @@ describe('AcpDriver asks the session gate about permission requests', () => {
     await handshake(t);
     t.send('USE_TOOL');
     t.feed(permissionRequest(0, TOUCH));
-    await tick();
+    await nextTurn();
     expect(t.last()).toEqual(selected(0, optionId));
   });
 
@@ -423,7 +422,7 @@ describe('AcpDriver asks the session gate about permission requests', () => {
     await handshake(t);
     t.send('USE_TOOL');
     t.feed(permissionRequest(0, TOUCH, ALL_OPTIONS.slice(1)));
-    await tick();
+    await nextTurn();
     expect(t.last()).toEqual(selected(0, 'always'));
   });
 
@@ -433,13 +432,13 @@ describe('AcpDriver asks the session gate about permission requests', () => {
     await handshake(t);
     t.send('USE_TOOL');
     t.feed(permissionRequest(0, TOUCH));
-    await tick();
+    await nextTurn();
     expect(t.asks).toHaveLength(1);
     expect(t.written.filter((m) => m.id === 0)).toEqual([]);
     expect(t.turns.current?.id).toBe('turn-1');
     expect(t.events.map((e) => e.type)).toEqual(['TURN_STARTED', 'TOOL_CALL']);
     held.give({ decision: 'allow_once', decidedBy: 'caller', reason: '' });
-    await tick();
+    await nextTurn();
     expect(t.last()).toEqual(selected(0, 'once'));
     expect(t.turns.current?.id).toBe('turn-1');
   });
@@ -450,11 +449,11 @@ describe('AcpDriver asks the session gate about permission requests', () => {
     await handshake(t);
     t.send('USE_TOOL');
     t.feed(permissionRequest(0, TOUCH));
-    await tick();
+    await nextTurn();
     const r = t.interrupt();
     expect(t.last()).toMatchObject({ method: 'session/cancel' });
     held.give({ decision: 'allow_once', decidedBy: 'caller', reason: '' });
-    await tick();
+    await nextTurn();
     expect(t.last()).toEqual(cancelled(0));
     t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'cancelled' } });
     expect(await r).toEqual({ interrupted: true, turnId: 'turn-1' });
@@ -467,7 +466,7 @@ describe('AcpDriver asks the session gate about permission requests', () => {
     t.send('USE_TOOL');
     void t.interrupt();
     t.feed(permissionRequest(1, { toolCallId: 't2' }));
-    await tick();
+    await nextTurn();
     expect(t.last()).toEqual(cancelled(1));
     expect(t.asks).toEqual([]);
     t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'cancelled' } });
@@ -481,7 +480,7 @@ describe('AcpDriver answers the agent', () => {
     t.feed({ jsonrpc: '2.0', id: 5, method: 'fs/read_text_file', params: { path: '/etc/passwd' } });
     t.feed({ jsonrpc: '2.0', id: 6, method: 'terminal/create', params: { command: 'sh' } });
     t.feed({ jsonrpc: '2.0', id: 7, method: 'x/unknown' });
-    await tick();
+    await nextTurn();
     expect(t.written.slice(-3)).toEqual([
       {
         jsonrpc: '2.0',
@@ -573,7 +572,7 @@ describe('AcpDriver interrupts at every point of a turn', () => {
     await handshake(t);
     t.send('hello');
     t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'end_turn' } });
-    await tick();
+    await nextTurn();
     expect(await t.interrupt()).toEqual({ interrupted: false, turnId: '' });
     expect(cancels(t)).toEqual([]);
   });

@@ -1,6 +1,6 @@
-import type { JsonRpcPeer } from '../json-rpc-peer.js';
-import { isRecord, type JsonObject } from '../json-value.js';
-import { RequestError } from '../pending-requests.js';
+import { isRecord, type JsonObject } from '../contract/json-value.js';
+import type { JsonRpcPeer } from '../turns/json-rpc-peer.js';
+import { RequestError } from '../turns/pending-requests.js';
 import {
   ACP_METHODS,
   ACP_PROTOCOL_VERSION,

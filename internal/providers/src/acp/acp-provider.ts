@@ -1,12 +1,12 @@
+import type { ProviderCapabilities, SessionSpec } from '../contract/provider.js';
+import type { AuthProbe } from '../health/provider-health.js';
+import { TESTED_VERSIONS, type TestedVersions } from '../health/tested-versions.js';
 import { MODEL_OPTION, type OptionSpec, type OptionSpecs } from '../option-policy.js';
-import type { ProviderCapabilities, SessionSpec } from '../provider.js';
-import type { AuthProbe } from '../provider-health.js';
 import {
   type DriverContext,
   StructuredProvider,
   type StructuredProviderOptions,
-} from '../structured-provider.js';
-import { TESTED_VERSIONS, type TestedVersions } from '../tested-versions.js';
+} from '../turns/structured-provider.js';
 import { AcpDriver } from './acp-driver.js';
 import { type AcpFlavour, acpFlavour } from './acp-flavour.js';
 import { probeGeminiAuth, probeOpencodeAuth } from './auth-probes.js';

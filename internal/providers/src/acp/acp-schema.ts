@@ -1,4 +1,4 @@
-import { isRecord, str } from '../json-value.js';
+import { isRecord, str } from '../contract/json-value.js';
 
 /**
  * The subset of Agent Client Protocol v1 (schema/v1/schema.json) this client

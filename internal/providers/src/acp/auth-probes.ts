@@ -1,7 +1,7 @@
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { probeOutput } from '../binary-probe.js';
-import { type AuthProbe, authCheckFailed } from '../provider-health.js';
+import { probeOutput } from '../health/binary-probe.js';
+import { type AuthProbe, authCheckFailed } from '../health/provider-health.js';
 
 /** Variables that give gemini credentials (the key itself is never validated: that costs a call). */
 const GEMINI_AUTH_ENV = [

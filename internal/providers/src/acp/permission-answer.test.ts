@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PERMISSION_DECISIONS } from '../permission.js';
+import { PERMISSION_DECISIONS } from '../contract/permission.js';
 import { answerPermission, decisionsOffered, offeredOptions } from './permission-answer.js';
 
 const once = { optionId: 'once', kind: 'allow_once' };

@@ -1,5 +1,5 @@
-import { isRecord } from '../json-value.js';
-import { PERMISSION_DECISIONS, type PermissionDecision } from '../permission.js';
+import { isRecord } from '../contract/json-value.js';
+import { PERMISSION_DECISIONS, type PermissionDecision } from '../contract/permission.js';
 import type { PermissionOption, PermissionOutcome } from './acp-schema.js';
 
 /** The well-formed options of a `session/request_permission`. */

@@ -1,4 +1,4 @@
-import { isRecord } from '../json-value.js';
+import { isRecord } from '../contract/json-value.js';
 
 /**
  * Usage and cost of one turn, gathered from wherever the agent put them:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../events.js';
+import type { AgentEvent } from '../contract/events.js';
 import { UpdateMapper } from './update-mapper.js';
 
 // Real lines of opencode 1.18.33 and gemini 0.61.0, with temporary paths written as <tmpdir>.

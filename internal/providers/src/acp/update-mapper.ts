@@ -1,5 +1,5 @@
-import type { AgentEvent, EventData } from '../events.js';
-import { isRecord, str } from '../json-value.js';
+import type { AgentEvent, EventData } from '../contract/events.js';
+import { isRecord, str } from '../contract/json-value.js';
 import { contentText, type ToolCallFields, toolCallFields } from './acp-schema.js';
 import { TurnUsage } from './turn-usage.js';
 

@@ -1,5 +1,5 @@
-import { type ProbeOutput, probeOutput } from '../binary-probe.js';
-import { type AuthProbe, authCheckFailed } from '../provider-health.js';
+import { type ProbeOutput, probeOutput } from '../health/binary-probe.js';
+import { type AuthProbe, authCheckFailed } from '../health/provider-health.js';
 
 /**
  * Reads `claude auth status`: JSON `{"loggedIn":…,"authMethod":…}`, rc 0

@@ -1,10 +1,10 @@
-import type { ProviderCapabilities, SessionSpec } from '../provider.js';
+import type { ProviderCapabilities, SessionSpec } from '../contract/provider.js';
+import { TESTED_VERSIONS, type TestedVersions } from '../health/tested-versions.js';
 import {
   type DriverContext,
   StructuredProvider,
   type StructuredProviderOptions,
-} from '../structured-provider.js';
-import { TESTED_VERSIONS, type TestedVersions } from '../tested-versions.js';
+} from '../turns/structured-provider.js';
 import { probeAuthStatus } from './auth-status.js';
 import { CLAUDE_OPTIONS, claudeArgs } from './claude-options.js';
 import { StreamJsonDriver } from './stream-json-driver.js';

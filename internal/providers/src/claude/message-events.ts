@@ -1,5 +1,5 @@
-import type { AgentEvent, EventData } from '../events.js';
-import { type JsonObject, obj, str } from '../json-value.js';
+import type { AgentEvent, EventData } from '../contract/events.js';
+import { type JsonObject, obj, str } from '../contract/json-value.js';
 
 const USAGE_KEYS = [
   'input_tokens',

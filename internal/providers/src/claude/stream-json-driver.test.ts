@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { nextTurn } from '@agent-bridge/waits';
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../json-value.js';
-import { PERMISSION_DECISIONS, type PermissionVerdict } from '../permission.js';
+import type { JsonObject } from '../contract/json-value.js';
+import { PERMISSION_DECISIONS, type PermissionVerdict } from '../contract/permission.js';
 import { driverHarness, type HarnessOptions } from '../testing/driver-harness.js';
 import { StreamJsonDriver } from './stream-json-driver.js';
 
@@ -15,8 +16,6 @@ const capture = (name: string) =>
 function setup(permissions: HarnessOptions['permissions'] = 'deny') {
   return driverHarness((ctx) => new StreamJsonDriver(ctx), { permissions });
 }
-
-const tick = () => new Promise((r) => setImmediate(r));
 
 /** claude's `can_use_tool` control request for a Bash command. */
 const canUseTool = (requestId: string, extra: JsonObject = {}): JsonObject => ({
@@ -134,7 +133,7 @@ describe('StreamJsonDriver on real claude output', () => {
     const { driver, events, written, send, asks } = setup('allow_once');
     send('go');
     for (const line of capture('tool-turn.jsonl')) driver.onMessage(line);
-    await tick();
+    await nextTurn();
     const input = { command: 'touch created.txt', description: 'create file' };
     expect(events.slice(1)).toEqual([
       {
@@ -220,7 +219,7 @@ describe('StreamJsonDriver on real claude output', () => {
       const { driver, events, written, send } = setup(decision);
       send('go');
       driver.onMessage(canUseTool('858a'));
-      await tick();
+      await nextTurn();
       expect(written.at(-1)).toEqual(answered('858a', response));
       expect(events.map((e) => e.type)).toEqual(['TURN_STARTED']);
     },
@@ -234,7 +233,7 @@ describe('StreamJsonDriver on real claude output', () => {
     }));
     send('go');
     driver.onMessage(canUseTool('r1'));
-    await tick();
+    await nextTurn();
     expect(written.at(-1)).toEqual(
       answered('r1', { behavior: 'deny', message: 'denied by the bridge client: not on main' }),
     );
@@ -243,7 +242,7 @@ describe('StreamJsonDriver on real claude output', () => {
   it('asks without turn or tool call id when claude gives none', async () => {
     const { driver, asks } = setup();
     driver.onMessage(canUseTool('r1', { tool_use_id: undefined, input: { file_path: '/x' } }));
-    await tick();
+    await nextTurn();
     expect(asks).toEqual([
       { tool: 'Bash', summary: '/x', input: { file_path: '/x' }, options: PERMISSION_DECISIONS },
     ]);
@@ -257,12 +256,12 @@ describe('StreamJsonDriver on real claude output', () => {
     const { driver, turns, written, send, asks } = setup(() => verdict);
     send('go');
     driver.onMessage(canUseTool('r1'));
-    await tick();
+    await nextTurn();
     expect(asks).toHaveLength(1);
     expect(written.map((m) => m.type)).toEqual(['user']);
     expect(turns.current?.id).toBe('turn-1');
     give({ decision: 'allow_session', decidedBy: 'caller', reason: '' });
-    await tick();
+    await nextTurn();
     expect(written.at(-1)).toEqual(
       answered('r1', { behavior: 'allow', updatedInput: { command: 'touch created.txt' } }),
     );

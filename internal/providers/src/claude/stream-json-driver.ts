@@ -1,9 +1,9 @@
-import type { EventData } from '../events.js';
-import { type JsonObject, obj, str } from '../json-value.js';
-import { PendingRequests } from '../pending-requests.js';
-import { denialMessage, PERMISSION_DECISIONS, summarizeInput } from '../permission.js';
-import type { DriverContext, ProtocolDriver } from '../structured-provider.js';
-import type { Turn } from '../turn-engine.js';
+import type { EventData } from '../contract/events.js';
+import { type JsonObject, obj, str } from '../contract/json-value.js';
+import { denialMessage, PERMISSION_DECISIONS, summarizeInput } from '../contract/permission.js';
+import { PendingRequests } from '../turns/pending-requests.js';
+import type { DriverContext, ProtocolDriver } from '../turns/structured-provider.js';
+import type { Turn } from '../turns/turn.js';
 import {
   assistantEvents,
   deltaEvent,

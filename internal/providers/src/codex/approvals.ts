@@ -1,11 +1,11 @@
-import type { AgentEvent } from '../events.js';
-import { str } from '../json-value.js';
+import type { AgentEvent } from '../contract/events.js';
+import { str } from '../contract/json-value.js';
 import {
   PERMISSION_DECISIONS,
   type PermissionAsk,
   type PermissionDecision,
   summarizeInput,
-} from '../permission.js';
+} from '../contract/permission.js';
 
 /** The server→client requests that ask the bridge to decide something. */
 const APPROVAL_METHODS = {

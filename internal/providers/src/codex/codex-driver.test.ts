@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { nextTurn } from '@agent-bridge/waits';
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../events.js';
-import type { JsonObject } from '../json-value.js';
-import { PERMISSION_DECISIONS, type PermissionVerdict } from '../permission.js';
-import { InputClosedError } from '../supervised-process.js';
+import { InputClosedError } from '../contract/errors.js';
+import type { AgentEvent } from '../contract/events.js';
+import type { JsonObject } from '../contract/json-value.js';
+import { PERMISSION_DECISIONS, type PermissionVerdict } from '../contract/permission.js';
 import { driverHarness, type HarnessOptions } from '../testing/driver-harness.js';
 import { CodexDriver } from './codex-driver.js';
 
@@ -54,18 +55,17 @@ function harness(
     if (!r) throw new Error(`no ${method} written`);
     return r as { id: number; method: string; params: Record<string, unknown> };
   };
-  const tick = () => new Promise((r) => setImmediate(r));
   const start = async () => {
     const hs = h.driver.handshake();
     h.feed(answer(1, lastRequest('initialize').id));
-    await tick();
+    await nextTurn();
     h.feed({
       id: lastRequest('thread/start').id,
       result: { thread: { id: THREAD, model: 'fake-model', modelProvider: 'fake' } },
     });
     await hs;
   };
-  return { ...h, lastRequest, tick, start };
+  return { ...h, lastRequest, start };
 }
 
 const types = (events: AgentEvent[]) => events.map((e) => e.type);
@@ -171,9 +171,9 @@ describe('CodexDriver turns (captured app-server session)', () => {
     });
     expect(h.turns.current?.id).toBe('turn-1');
     h.feed(answer(5, req.id));
-    await h.tick();
+    await nextTurn();
     h.feed(...between(isTurnStartAnswer(5), until));
-    await h.tick();
+    await nextTurn();
     return h;
   }
 
@@ -266,12 +266,12 @@ describe('CodexDriver turns (captured app-server session)', () => {
     });
     const h = await toolTurn(() => verdict, isApproval);
     h.feed(CAPTURE.find(isApproval));
-    await h.tick();
+    await nextTurn();
     expect(h.asks).toHaveLength(1);
     expect(h.written.filter((m) => m.id === 0)).toEqual([]);
     expect(h.turns.current?.id).toBe(TURN1);
     give({ decision: 'allow_once', decidedBy: 'caller', reason: '' });
-    await h.tick();
+    await nextTurn();
     expect(h.written.at(-1)).toEqual({ id: 0, result: { decision: 'accept' } });
     expect(h.turns.current?.id).toBe(TURN1);
   });
@@ -284,7 +284,7 @@ describe('CodexDriver turns (captured app-server session)', () => {
       method: 'item/tool/requestUserInput',
       params: { itemId: 'q', questions: [{ id: 'q1' }] },
     });
-    await h.tick();
+    await nextTurn();
     expect(h.written.at(-1)).toEqual({ id: 4, result: { answers: {} } });
     expect(h.asks).toEqual([]);
     expect(h.events.at(-1)).toMatchObject({
@@ -300,7 +300,7 @@ describe('CodexDriver turns (captured app-server session)', () => {
     h.send('second');
     expect(h.written.filter((m) => m.method === 'turn/start')).toHaveLength(1);
     h.feed(answer(5, h.lastRequest('turn/start').id));
-    await h.tick();
+    await nextTurn();
     h.feed(CAPTURE.find((m) => m.method === 'turn/completed'));
     const starts = h.written.filter((m) => m.method === 'turn/start');
     expect(starts).toHaveLength(2);
@@ -312,11 +312,11 @@ describe('CodexDriver turns (captured app-server session)', () => {
     await h.start();
     h.send('second turn HANG');
     h.feed(answer(6, h.lastRequest('turn/start').id));
-    await h.tick();
+    await nextTurn();
     h.feed(...between(isTurnStartAnswer(6), (m) => m.id === 7));
     h.events.length = 0;
     const interrupted = h.interrupt();
-    await h.tick();
+    await nextTurn();
     expect(h.lastRequest('turn/interrupt').params).toEqual({ threadId: THREAD, turnId: TURN2 });
     h.feed(answer(7, h.lastRequest('turn/interrupt').id));
     h.feed(...CAPTURE.slice(CAPTURE.findIndex((m) => m.id === 7)).filter((m) => 'method' in m));
@@ -344,7 +344,7 @@ describe('CodexDriver turns (captured app-server session)', () => {
       id: h.lastRequest('turn/start').id,
       result: { turn: { id: 't1', status: 'inProgress' } },
     });
-    await h.tick();
+    await nextTurn();
     h.events.length = 0;
     h.feed(
       {
@@ -392,7 +392,7 @@ describe('CodexDriver turns (captured app-server session)', () => {
     await h.start();
     h.send('x');
     h.feed({ id: h.lastRequest('turn/start').id, error: { code: -32600, message: 'busy' } });
-    await h.tick();
+    await nextTurn();
     expect(h.events.at(-1)).toMatchObject({ type: 'AGENT_ERROR', turnId: 'turn-1' });
     expect(h.turns.current).toBeUndefined();
     h.send('y');
@@ -413,7 +413,7 @@ describe('CodexDriver turns (captured app-server session)', () => {
     const h = harness();
     await h.start();
     h.feed({ id: 9, method: 'account/chatgptAuthTokens/refresh', params: {} });
-    await h.tick();
+    await nextTurn();
     expect(h.written.at(-1)).toMatchObject({ id: 9, error: { code: -32601 } });
     expect(h.events.at(-1)).toMatchObject({
       type: 'AGENT_ERROR',
@@ -455,7 +455,7 @@ describe('CodexDriver interrupts at every point of a turn', () => {
       id: h.lastRequest('turn/start').id,
       result: { turn: { id: 't1', status: 'inProgress' } },
     });
-    await h.tick();
+    await nextTurn();
     return h;
   }
 
@@ -468,7 +468,7 @@ describe('CodexDriver interrupts at every point of a turn', () => {
       id: h.lastRequest('turn/start').id,
       result: { turn: { id: 't1', status: 'inProgress' } },
     });
-    await h.tick();
+    await nextTurn();
     // Codex would answer "no active turn to interrupt" before it has started the turn.
     expect(interruptsWritten(h)).toEqual([]);
     h.feed(started('t1'));
@@ -487,7 +487,7 @@ describe('CodexDriver interrupts at every point of a turn', () => {
     const h = await named();
     expect(h.events.map((e) => [e.type, e.turnId])).toEqual([['TURN_STARTED', 't1']]);
     const res = h.interrupt();
-    await h.tick();
+    await nextTurn();
     expect(interruptsWritten(h)).toEqual([]);
     h.feed(started('t1'));
     h.feed({ id: h.lastRequest('turn/interrupt').id, result: {} }, completed('t1', 'interrupted'));

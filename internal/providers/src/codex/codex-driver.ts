@@ -1,9 +1,9 @@
-import type { EventData } from '../events.js';
-import { JSON_RPC, JsonRpcPeer } from '../json-rpc-peer.js';
-import { type JsonObject, obj, str } from '../json-value.js';
-import { RequestError } from '../pending-requests.js';
-import type { DriverContext, ProtocolDriver } from '../structured-provider.js';
-import type { Turn } from '../turn-engine.js';
+import type { EventData } from '../contract/events.js';
+import { type JsonObject, obj, str } from '../contract/json-value.js';
+import { JSON_RPC, JsonRpcPeer } from '../turns/json-rpc-peer.js';
+import { RequestError } from '../turns/pending-requests.js';
+import type { DriverContext, ProtocolDriver } from '../turns/structured-provider.js';
+import type { Turn } from '../turns/turn.js';
 import { answerUserInput, approvalRequest } from './approvals.js';
 import { threadStartParams } from './codex-options.js';
 import { itemCompleted, itemStarted } from './item-events.js';

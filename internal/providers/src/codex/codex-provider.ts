@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import type { ProviderCapabilities } from '../provider.js';
+import type { ProviderCapabilities } from '../contract/provider.js';
+import { TESTED_VERSIONS, type TestedVersions } from '../health/tested-versions.js';
 import {
   type DriverContext,
   StructuredProvider,
   type StructuredProviderOptions,
-} from '../structured-provider.js';
-import { TESTED_VERSIONS, type TestedVersions } from '../tested-versions.js';
+} from '../turns/structured-provider.js';
 import { CodexDriver } from './codex-driver.js';
 import { CODEX_OPTIONS } from './codex-options.js';
 import { probeLoginStatus } from './login-status.js';

@@ -1,5 +1,5 @@
-import type { AgentEvent, EventData } from '../events.js';
-import { str } from '../json-value.js';
+import type { AgentEvent, EventData } from '../contract/events.js';
+import { str } from '../contract/json-value.js';
 
 /** Thread items that are the agent acting (a tool in the bridge's terms). */
 const TOOL_ITEM_TYPES: ReadonlySet<string> = new Set([

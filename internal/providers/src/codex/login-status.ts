@@ -1,5 +1,5 @@
-import { type ProbeOutput, probeOutput } from '../binary-probe.js';
-import { type AuthProbe, authCheckFailed } from '../provider-health.js';
+import { type ProbeOutput, probeOutput } from '../health/binary-probe.js';
+import { type AuthProbe, authCheckFailed } from '../health/provider-health.js';
 
 const ENV_KEYS_NOTE =
   'an API key given through env (OPENAI_API_KEY, CODEX_API_KEY) or a custom model provider is not reflected there';

@@ -1,5 +1,5 @@
-import type { AgentEvent, EventData } from '../events.js';
-import { type JsonObject, obj, str } from '../json-value.js';
+import type { AgentEvent, EventData } from '../contract/events.js';
+import { type JsonObject, obj, str } from '../contract/json-value.js';
 
 /** Notifications that are advice, not failure: kept, but not as AGENT_ERROR. */
 const WARNING_METHODS: ReadonlySet<string> = new Set([

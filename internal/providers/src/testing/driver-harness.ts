@@ -1,15 +1,15 @@
-import type { AgentEvent } from '../events.js';
-import type { JsonObject } from '../json-value.js';
+import { InputClosedError } from '../contract/errors.js';
+import type { AgentEvent } from '../contract/events.js';
+import type { JsonObject } from '../contract/json-value.js';
 import type {
   AskPermission,
   PermissionAsk,
   PermissionDecision,
   PermissionVerdict,
-} from '../permission.js';
-import type { SessionSpec } from '../provider.js';
-import type { DriverContext, ProtocolDriver } from '../structured-provider.js';
-import { InputClosedError } from '../supervised-process.js';
-import { TurnEngine } from '../turn-engine.js';
+} from '../contract/permission.js';
+import type { SessionSpec } from '../contract/provider.js';
+import type { DriverContext, ProtocolDriver } from '../turns/structured-provider.js';
+import { TurnEngine } from '../turns/turn-engine.js';
 
 export interface HarnessOptions {
   options?: Record<string, string>;

@@ -45,7 +45,7 @@ export async function authenticate(
     limits.failedAuth.take(certKey);
     throw err instanceof AuthError
       ? err
-      : new AuthError('token_malformed', 'bearer token is invalid');
+      : new AuthError('token_malformed', 'bearer token is invalid', { cause: err });
   }
   return {
     caller: {

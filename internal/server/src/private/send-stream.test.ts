@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { nextTurn } from '@agent-bridge/waits';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { sendStream } from './send-stream.js';
@@ -50,7 +51,7 @@ describe('sendStream', () => {
     const src = source([1, 2, 3]);
     const scope = new AbortController();
     const sending = sendStream(call, src.iterable, encode, scope.signal);
-    await new Promise((r) => setImmediate(r)); // the first item is out; the writer waits for drain
+    await nextTurn(); // the first item is out; the writer waits for drain
     expect(written).toEqual(['1a', '1b']);
     scope.abort();
     expect(await sending).toBe(false);
@@ -67,7 +68,7 @@ describe('sendStream', () => {
     const src = source([1], held);
     const scope = new AbortController();
     const sending = sendStream(call, src.iterable, encode, scope.signal);
-    await new Promise((r) => setImmediate(r));
+    await nextTurn();
     scope.abort();
     release(); // the source ends only because its reader was told to stop
     expect(await sending).toBe(false);

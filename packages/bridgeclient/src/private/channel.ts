@@ -40,8 +40,8 @@ export function openChannel(o: BridgeClientOptions): {
   let leaf: X509Certificate;
   try {
     leaf = new X509Certificate(certPem);
-  } catch {
-    throw new TypeError('mtls.cert: not a readable certificate');
+  } catch (err) {
+    throw new TypeError('mtls.cert: not a readable certificate', { cause: err });
   }
   const ca = readPem(o.mtls.ca, 'mtls.ca');
   const key = readPem(o.mtls.key, 'mtls.key');
@@ -56,7 +56,7 @@ export function openChannel(o: BridgeClientOptions): {
     });
   } catch (err) {
     // e.g. a key that does not belong to the certificate
-    throw new TypeError(`mtls: ${(err as Error).message}`);
+    throw new TypeError(`mtls: ${(err as Error).message}`, { cause: err });
   }
   const tokens = tokensOf(o.jwt, leaf);
   const bearer = credentials.createFromMetadataGenerator((_params, done) => {

@@ -12,7 +12,9 @@ export function readPem(source: PemSource, what: string): string {
   try {
     text = readFileSync(source, 'utf8');
   } catch (err) {
-    throw new TypeError(`${what}: cannot read ${source} (${(err as NodeJS.ErrnoException).code})`);
+    throw new TypeError(`${what}: cannot read ${source} (${(err as NodeJS.ErrnoException).code})`, {
+      cause: err,
+    });
   }
   if (!text.includes('-----BEGIN ')) throw new TypeError(`${what}: ${source} holds no PEM`);
   return text;

@@ -43,7 +43,9 @@ export class TokenHook implements Tokens {
     try {
       token = await this.fn({ renew });
     } catch (err) {
-      throw new Error(`jwt.token: the token function failed: ${(err as Error).message}`);
+      throw new Error(`jwt.token: the token function failed: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     const { iat, exp } = lifetime(token);
     const nowSec = this.now() / 1000;

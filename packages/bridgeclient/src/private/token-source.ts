@@ -45,8 +45,10 @@ export class TokenSource implements Tokens {
   ) {
     try {
       this.key = createPrivateKey(privateKeyPem);
-    } catch {
-      throw new TypeError('jwt.privateKey: not a readable unencrypted private key');
+    } catch (err) {
+      throw new TypeError('jwt.privateKey: not a readable unencrypted private key', {
+        cause: err,
+      });
     }
     if (this.key.asymmetricKeyType !== 'ed25519') {
       throw new TypeError(

@@ -1,0 +1,87 @@
+import { createRedactor } from '@agent-bridge/bridge';
+import { ConfigError, compileRedactPattern } from '@agent-bridge/config';
+import type { LiveProcessGroups, ProviderHost } from '@agent-bridge/providers/host';
+import { type AuditLog, createAuditLog } from '../audit-log.js';
+import { startDaemon } from '../daemon.js';
+import { createLogger } from '../logger.js';
+import { type OrphanGuard, startOrphanGuard } from '../orphan-guard.js';
+import { checkStartup } from '../startup-checks.js';
+import { announceDev, type DevRun } from './dev-run.js';
+import { load } from './load.js';
+import { untilStopped } from './signals.js';
+import { lines, startupCheckOptions, stateDirOf } from './startup-inputs.js';
+
+/**
+ * `bridge run` (and `bridge dev` with `dev`): loads and checks the config,
+ * starts the daemon with its logger, audit log and orphan guard, and serves
+ * until a signal stops it; resolves with the exit code.
+ */
+export async function run(
+  file: string,
+  host: ProviderHost,
+  groups: LiveProcessGroups,
+  dev?: DevRun,
+): Promise<number> {
+  let loaded: ReturnType<typeof load>;
+  try {
+    loaded = load(file, host);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    return 2;
+  }
+  const { config, providers } = loaded;
+  const stateDir = stateDirOf(config, dev);
+  // What check-config checks: a configuration the host cannot serve exits 2
+  // here, before anything starts (the unit does not restart on 2).
+  const check = await checkStartup(config, startupCheckOptions(config, stateDir, host));
+  if (check.problems.length > 0) {
+    process.stderr.write(`bridge: cannot start with ${file}:\n${lines(check.problems)}`);
+    return 2;
+  }
+  const redactPatterns = config.logging.redactPatterns.map(compileRedactPattern);
+  const logger = createLogger({
+    level: config.logging.level,
+    format: config.logging.format,
+    redactPatterns,
+  });
+  for (const w of check.warnings) logger.warn(w);
+  let auditLog: AuditLog;
+  try {
+    auditLog = createAuditLog({
+      path: config.logging.auditPath,
+      redact: createRedactor(redactPatterns),
+      logger,
+    });
+  } catch (err) {
+    logger.fatal({ err }, `cannot open the audit log: ${(err as Error).message}`);
+    return 1;
+  }
+  let orphans: OrphanGuard;
+  try {
+    orphans = startOrphanGuard({ stateDir, groups, logger });
+  } catch (err) {
+    logger.fatal(
+      { err, stateDir },
+      `cannot use ${stateDir} (sessions.state_dir): ${(err as Error).message}`,
+    );
+    auditLog.close();
+    return 1;
+  }
+  let daemon: Awaited<ReturnType<typeof startDaemon>>;
+  try {
+    daemon = await startDaemon({ config, providers, logger, audit: auditLog.audit });
+  } catch (err) {
+    logger.fatal({ err }, `cannot start: ${(err as Error).message}`);
+    orphans.close();
+    auditLog.close();
+    return err instanceof ConfigError ? 2 : 1;
+  }
+  if (dev) await announceDev(file, daemon.server.port, config, dev, logger);
+  // Machine-readable readiness line for supervisors and tests.
+  if (process.env.BRIDGE_READY_FD === '1')
+    process.stdout.write(
+      `BRIDGE_READY port=${daemon.server.port}${daemon.server.metricsPort === undefined ? '' : ` metrics_port=${daemon.server.metricsPort}`}\n`,
+    );
+
+  return untilStopped(daemon, logger, auditLog, orphans);
+}

@@ -1,0 +1,58 @@
+import type { ExitInfo } from '@agent-bridge/providers';
+
+/** Why a session was stopped rather than ended by its agent. */
+export type StopReason = 'stop_requested' | 'idle_timeout' | 'shutdown';
+
+/** Why a start-up was abandoned: the session was stopped before its agent came up. */
+export class StoppedDuringStartup extends Error {
+  constructor(readonly reason: StopReason) {
+    super(`the session was stopped during start-up (${reason})`);
+    this.name = 'StoppedDuringStartup';
+  }
+}
+
+/** The terminal event an agent's end makes: stopped, or failed with why. */
+export type AgentEnd =
+  | { failed: false; text: string; data: Record<string, unknown> }
+  | { failed: true; error: string; data: Record<string, unknown> };
+
+/**
+ * How a session whose agent ended reports it: SESSION_STOPPED when it was
+ * stopped or exited 0, else SESSION_FAILED with the end of its stored
+ * (redacted) stderr, `stderr_tail`.
+ */
+export function agentEnd(
+  reason: StopReason | undefined,
+  exit: ExitInfo,
+  stderrTail: string,
+): AgentEnd {
+  const data: Record<string, unknown> = {
+    reason: reason ?? (exit.exitCode === 0 ? 'exited' : 'crashed'),
+  };
+  if (exit.exitCode !== null) data.exit_code = exit.exitCode;
+  if (exit.signal) data.signal = exit.signal;
+  if (reason || exit.exitCode === 0) return { failed: false, text: stopText(reason, exit), data };
+  return { failed: true, error: exitText(exit), data: { ...data, stderr_tail: stderrTail } };
+}
+
+function stopText(reason: StopReason | undefined, exit: ExitInfo): string {
+  switch (reason) {
+    case 'stop_requested':
+      return 'session stopped on request';
+    case 'idle_timeout':
+      return 'session stopped: idle timeout (no input, output or subscriber)';
+    case 'shutdown':
+      return 'session stopped: the daemon is shutting down';
+    default:
+      return `agent exited with code ${exit.exitCode}`;
+  }
+}
+
+function exitText(exit: ExitInfo): string {
+  return exit.signal ? `agent killed by ${exit.signal}` : `agent exited with code ${exit.exitCode}`;
+}
+
+/** The last `n` lines of a stderr tail on one line, to quote in an error. */
+export function lastLines(tail: string, n: number): string {
+  return tail.trim().split('\n').slice(-n).join(' | ');
+}

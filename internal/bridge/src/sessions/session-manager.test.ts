@@ -1,0 +1,587 @@
+import { randomUUID } from 'node:crypto';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor, within } from '@agent-bridge/waits';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../testing/fake-clock.js';
+import { FakeProvider } from '../testing/fake-provider.js';
+import { kindOf, nextBatch, readToEnd, silentLogger, testSettings } from '../testing/fixtures.js';
+import type { Caller, CoreSettings, SessionSnapshot, StartRequest } from '../types.js';
+import { SessionManager } from './session-manager.js';
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'core-')));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const alpha: Caller = { projectId: 'alpha', subject: 'cp-alpha' };
+const beta: Caller = { projectId: 'beta', subject: 'cp-beta' };
+const batch = { maxEvents: 100, maxBytes: 1 << 20 };
+const STARTUP_TIMEOUT_MS = 5000;
+
+function setup(
+  overrides: Partial<CoreSettings> = {},
+  opts: { interrupt?: boolean; provider?: FakeProvider } = {},
+) {
+  const clock = new FakeClock();
+  const provider = opts.provider ?? new FakeProvider('fake', opts);
+  const settings = testSettings({
+    allowedPaths: [root],
+    startupTimeoutMs: () => STARTUP_TIMEOUT_MS,
+    ...overrides,
+  });
+  const manager = new SessionManager({
+    settings,
+    providers: new Map([[provider.id, provider]]),
+    logger: silentLogger,
+    clock,
+    timers: clock,
+  });
+  const request = (over: Partial<StartRequest> = {}): StartRequest => ({
+    projectId: 'alpha',
+    sessionId: randomUUID(),
+    repoPath: root,
+    provider: provider.id,
+    agentOpts: {},
+    ...over,
+  });
+  /** Starts one session of "alpha" and returns it with its agent. */
+  const start = async () => {
+    const snap = await within('the start', manager.start(alpha, request()));
+    return { id: snap.sessionId, snap, agent: provider.agents.at(-1)! };
+  };
+  const open = (sessionId: string, afterSeq?: number, subscriberId = '', signal?: AbortSignal) =>
+    manager
+      .openStream(
+        alpha,
+        { sessionId, afterSeq, subscriberId },
+        signal ?? new AbortController().signal,
+        batch,
+      )
+      [Symbol.asyncIterator]();
+  /** Every event of a session from the first, once it has ended. */
+  const history = (sessionId: string) => readToEnd(open(sessionId, 0));
+  return { clock, provider, settings, manager, request, start, open, history };
+}
+
+/**
+ * Descriptors of this process open on the repository directory: what a
+ * start holds. Counting every descriptor would also count whatever else the
+ * test worker opens or closes meanwhile.
+ */
+const openFds = () =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === root;
+    } catch {
+      return false; // closed while listed
+    }
+  }).length;
+
+const anyStatus = { projectId: '', statuses: [], pageSize: 0, pageToken: '' };
+const ids = (page: { sessions: SessionSnapshot[] }) => page.sessions.map((s) => s.sessionId);
+
+describe('SessionManager: start', () => {
+  it('validates a start before spawning anything', async () => {
+    const { manager, provider, request } = setup();
+    const kind = (over: Partial<StartRequest>) => kindOf(() => manager.start(alpha, request(over)));
+    expect(await kind({ sessionId: 'not-a-uuid' })).toBe('invalid_argument');
+    expect(await kind({ projectId: '' })).toBe('invalid_argument');
+    expect(await kind({ projectId: 'beta' })).toBe('permission_denied');
+    expect(await kind({ provider: 'nope' })).toBe('invalid_argument');
+    // An option key the provider's policy does not accept is refused, not malformed.
+    expect(await kind({ agentOpts: { shell: '/bin/sh' } })).toBe('permission_denied');
+    expect(await kind({ repoPath: tmpdir() })).toBe('permission_denied');
+    provider.available = false;
+    expect(await kind({})).toBe('failed_precondition');
+    expect(provider.agents).toEqual([]);
+  });
+
+  it('starts a running session whose first event says where its agent runs', async () => {
+    const { manager, start, open } = setup();
+    const { id, snap, agent } = await start();
+    expect(snap).toMatchObject({ status: 'RUNNING', pid: agent.pid, repoPath: root, lastSeq: 1 });
+    expect(manager.counts('alpha')).toMatchObject({ active: 1, retained: 0, projectActive: 1 });
+    const [started] = await nextBatch(open(id, 0));
+    expect(started).toMatchObject({
+      seq: 1,
+      type: 'SESSION_STARTED',
+      data: { pid: agent.pid, repo_path: root },
+    });
+  });
+
+  it('spawns in the directory it checked and releases it once the agent is spawned', async () => {
+    const { provider, start } = setup();
+    const before = openFds();
+    const { snap } = await start();
+    expect(provider.spawns).toEqual([{ repoPath: root, dir: root }]);
+    expect(snap.repoPath).toBe(root);
+    expect(openFds()).toBe(before);
+  });
+
+  it('releases the directory when the start fails', async () => {
+    const { manager, provider, request } = setup();
+    const before = openFds();
+    provider.outcome = 'spawn_error';
+    expect(await kindOf(() => manager.start(alpha, request()))).toBe('failed_precondition');
+    provider.outcome = 'ready';
+    provider.available = false;
+    expect(await kindOf(() => manager.start(alpha, request()))).toBe('failed_precondition');
+    expect(openFds()).toBe(before);
+  });
+
+  // The check-then-use race, made deterministic: the health probe runs
+  // between the check and the spawn, and swaps the checked directory for a
+  // symlink to a directory outside the allowed root.
+  it('an agent runs in the checked directory even when the path is swapped for a symlink before the spawn', async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'core-swap-')));
+    const allowed = join(base, 'allowed');
+    const repo = join(allowed, 'repo');
+    const outside = join(base, 'outside');
+    mkdirSync(repo, { recursive: true });
+    mkdirSync(outside);
+    class SwappingProvider extends FakeProvider {
+      override async health() {
+        renameSync(repo, join(allowed, 'moved'));
+        symlinkSync(outside, repo);
+        return super.health();
+      }
+    }
+    try {
+      const provider = new SwappingProvider();
+      const { manager, request } = setup({ allowedPaths: [allowed] }, { provider });
+      const snap = await within('the start', manager.start(alpha, request({ repoPath: repo })));
+      expect(provider.spawns).toEqual([{ repoPath: repo, dir: join(allowed, 'moved') }]);
+      expect(snap.repoPath).toBe(repo);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it('answers an identical retry with the same session, even mid start-up; other parameters are already_exists', async () => {
+    const { manager, provider, request } = setup();
+    const release = provider.holdStartup();
+    const req = request({ agentOpts: { model: 'm1' } });
+    const called = provider.nextStart();
+    const first = manager.start(alpha, req);
+    await within('the provider to be asked', called);
+    const retry = manager.start(alpha, { ...req, agentOpts: { model: 'm1' } });
+    const other = { ...req, agentOpts: { model: 'm2' } };
+    expect(await kindOf(() => manager.start(alpha, other))).toBe('already_exists');
+    release();
+    const [a, b] = await within('both starts', Promise.all([first, retry]));
+    expect(a.status).toBe('RUNNING');
+    expect(b).toEqual(a);
+    expect(await within('a later retry', manager.start(alpha, req))).toEqual(a);
+    expect(provider.agents).toHaveLength(1);
+  });
+
+  it('forgets a session whose agent cannot be spawned, also for a retry waiting on it', async () => {
+    const { manager, provider, request } = setup();
+    provider.outcome = 'spawn_error';
+    const release = provider.holdStartup();
+    const req = request();
+    const called = provider.nextStart();
+    const first = manager.start(alpha, req);
+    await within('the provider to be asked', called);
+    const retry = manager.start(alpha, req);
+    release();
+    // Either may settle first (the retry does not wait for the first's clean-up).
+    const [a, b] = await Promise.all([
+      kindOf(() => within('the start', first)),
+      kindOf(() => within('the retry', retry)),
+    ]);
+    expect([a, b]).toEqual(['failed_precondition', 'failed_precondition']);
+    expect(await kindOf(() => manager.get(alpha, req.sessionId))).toBe('not_found');
+    provider.outcome = 'ready';
+    expect((await within('a new start', manager.start(alpha, req))).status).toBe('RUNNING');
+  });
+
+  it('checks the limits synchronously, so concurrent starts cannot overshoot them', async () => {
+    const { manager, request } = setup({ maxPerProject: 2, maxGlobal: 3 });
+    const settle = (caller: Caller, n: number) =>
+      within(
+        `${n} concurrent starts`,
+        Promise.allSettled(
+          Array.from({ length: n }, () =>
+            manager.start(caller, request({ projectId: caller.projectId })),
+          ),
+        ),
+      );
+    const rejections = (results: PromiseSettledResult<SessionSnapshot>[]) =>
+      results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+
+    const alphas = await settle(alpha, 5);
+    expect(rejections(alphas)).toHaveLength(3);
+    for (const err of rejections(alphas)) expect(err).toMatchObject({ kind: 'resource_exhausted' });
+    const betas = await settle(beta, 2);
+    expect(rejections(betas)).toMatchObject([
+      { kind: 'resource_exhausted', message: expect.stringContaining('already runs 3 sessions') },
+    ]);
+    expect(manager.counts('alpha')).toEqual({
+      active: 3,
+      retained: 0,
+      limit: 3,
+      projectActive: 2,
+      projectLimit: 2,
+    });
+    expect(manager.counts('beta')).toMatchObject({ active: 3, projectActive: 1 });
+
+    // An ended session no longer counts.
+    const [running] = manager.list(alpha, anyStatus).sessions;
+    await within('the stop', manager.stop(alpha, running!.sessionId, false));
+    expect((await within('a start', manager.start(alpha, request()))).status).toBe('RUNNING');
+  });
+
+  it('fails a start-up that outlasts its timeout, and stops the agent should it come up later', async () => {
+    const { clock, manager, provider, request, history } = setup();
+    provider.ignoresAbort = true;
+    const release = provider.holdStartup();
+    const called = provider.nextStart();
+    const starting = manager.start(alpha, request());
+    await within('the provider to be asked', called);
+    clock.advance(STARTUP_TIMEOUT_MS - 1);
+    expect(provider.agents[0]!.stops).toEqual([]);
+    clock.advance(1);
+    const snap = await within('the start', starting);
+    expect(snap).toMatchObject({ status: 'FAILED', error: expect.stringContaining('5000ms') });
+    const events = await history(snap.sessionId);
+    expect(events.map((e) => e.type)).toEqual(['SESSION_STARTED', 'SESSION_FAILED']);
+    expect(events[1]?.data).toEqual({ reason: 'startup_timeout' });
+
+    const late = provider.agents[0]!;
+    release();
+    await within('the late agent to be stopped', late.exited);
+    expect(late.stops).toEqual([{ force: true, gracePeriodMs: 0 }]);
+  });
+
+  it('keeps the checked directory open for a spawn that comes after the start-up timed out', async () => {
+    const { clock, manager, provider, request } = setup();
+    // An earlier test's start may still be letting go of the directory.
+    await waitFor('earlier tests to release the directory', () => openFds() === 0);
+    const before = openFds();
+    const release = provider.holdSpawn();
+    const called = provider.nextStart();
+    const starting = manager.start(alpha, request());
+    await within('the provider to be asked', called);
+    clock.advance(STARTUP_TIMEOUT_MS);
+    expect((await within('the start', starting)).status).toBe('FAILED');
+    // The provider has not spawned yet: its cwd must still lead to the
+    // checked directory, not to a closed (or reused) descriptor.
+    expect(openFds()).toBe(before + 1);
+    release();
+    await waitFor('the late spawn', () => provider.agents.length === 1);
+    expect(provider.spawns).toEqual([{ repoPath: root, dir: root }]);
+    await within('the late agent to be gone', provider.agents[0]!.exited);
+    await waitFor('the directory to be released', () => openFds() === before);
+  });
+
+  it('tells the provider to give up when the start-up times out', async () => {
+    const { clock, manager, provider, request } = setup();
+    provider.holdStartup();
+    const called = provider.nextStart();
+    const starting = manager.start(alpha, request());
+    await within('the provider to be asked', called);
+    clock.advance(STARTUP_TIMEOUT_MS);
+    expect((await within('the start', starting)).status).toBe('FAILED');
+    expect(await within('the agent to be gone', provider.agents[0]!.exited)).toMatchObject({
+      signal: 'SIGKILL',
+    });
+  });
+
+  it('a stop during start-up abandons it at once: the session ends stopped, no agent is left', async () => {
+    const { manager, provider, request, history } = setup();
+    provider.holdStartup();
+    const called = provider.nextStart();
+    const req = request();
+    const starting = manager.start(alpha, req);
+    await within('the provider to be asked', called);
+    // Never released: only the stop ends this start-up.
+    expect(await within('the stop', manager.stop(alpha, req.sessionId, false))).toBe('STOPPED');
+    expect(await within('the start', starting)).toMatchObject({ status: 'STOPPED' });
+    expect(await within('the agent to be gone', provider.agents[0]!.exited)).toMatchObject({
+      signal: 'SIGKILL',
+    });
+    const events = await history(req.sessionId);
+    expect(events.map((e) => e.type)).toEqual(['SESSION_STARTED', 'SESSION_STOPPED']);
+    expect(events[1]?.data).toEqual({ reason: 'stop_requested' });
+  });
+
+  it('shutdown abandons start-ups still under way', async () => {
+    const { manager, provider, request } = setup();
+    provider.holdStartup();
+    const called = provider.nextStart();
+    const starting = manager.start(alpha, request());
+    await within('the provider to be asked', called);
+    await within('the shutdown', manager.shutdown());
+    expect(await within('the start', starting)).toMatchObject({ status: 'STOPPED' });
+  });
+
+  it('fails a session whose agent does not come up', async () => {
+    const { manager, provider, request, history } = setup();
+    provider.outcome = 'startup_error';
+    const snap = await within('the start', manager.start(alpha, request()));
+    expect(snap.status).toBe('FAILED');
+    expect((await history(snap.sessionId)).at(-1)?.data).toEqual({ reason: 'startup_failed' });
+  });
+
+  it('quotes the end of the redacted stderr of an agent that exits during start-up', async () => {
+    const { manager, provider, request, history } = setup();
+    const token = `ghp_${'a1B2'.repeat(9)}`;
+    provider.outcome = 'startup_exit';
+    provider.lastWords = ['loading', `fatal: the token ${token} was refused`, 'giving up'];
+    const snap = await within('the start', manager.start(alpha, request()));
+    const error =
+      'agent exited during start-up (code 7): loading | fatal: the token [REDACTED] was refused | giving up';
+    expect(snap).toMatchObject({ status: 'FAILED', error });
+    const last = (await history(snap.sessionId)).at(-1);
+    expect(last).toMatchObject({
+      type: 'SESSION_FAILED',
+      error,
+      data: {
+        reason: 'startup_failed',
+        stderr_tail: 'loading\nfatal: the token [REDACTED] was refused\ngiving up\n',
+      },
+    });
+    expect(JSON.stringify(last)).not.toContain(token);
+  });
+  it('records an agent that exits on its own as a crash, with its stderr tail', async () => {
+    const { manager, start, history } = setup();
+    const { id, agent } = await start();
+    agent.emit({ type: 'STDERR', stream: 'stderr', text: 'last words' });
+    agent.exit({ exitCode: 2, signal: null });
+    expect((await history(id)).at(-1)).toMatchObject({
+      type: 'SESSION_FAILED',
+      error: 'agent exited with code 2',
+      data: { reason: 'crashed', exit_code: 2, stderr_tail: 'last words\n' },
+    });
+    expect(manager.get(alpha, id)).toMatchObject({ status: 'FAILED', exitCode: 2 });
+  });
+});
+
+describe('SessionManager: input and interrupts', () => {
+  it('records INPUT_RECEIVED when the agent accepts the input, before its turn', async () => {
+    const { manager, start, open } = setup();
+    const { id, agent } = await start();
+    expect(manager.sendInput(alpha, id, 'hello', '')).toBe(2);
+    expect(agent.inputs).toEqual(['hello']);
+    const events = await nextBatch(open(id, 1));
+    expect(events.map((e) => [e.seq, e.type, e.text])).toEqual([
+      [2, 'INPUT_RECEIVED', 'hello'],
+      [3, 'STDOUT', 'echo: hello'],
+    ]);
+  });
+
+  it('answers a repeated idempotency key with the first seq, delivering once', async () => {
+    const { manager, start } = setup();
+    const { id, agent } = await start();
+    expect(manager.sendInput(alpha, id, 'hello', 'k1')).toBe(2);
+    expect(manager.sendInput(alpha, id, 'hello', 'k1')).toBe(2);
+    expect(manager.sendInput(alpha, id, 'hello', 'k2')).toBe(4);
+    expect(agent.inputs).toEqual(['hello', 'hello']);
+  });
+
+  it('refuses input the agent no longer reads, recording nothing', async () => {
+    const { manager, start } = setup();
+    const { id, agent } = await start();
+    agent.reading = false;
+    expect(await kindOf(() => manager.sendInput(alpha, id, 'hello', 'k1'))).toBe(
+      'failed_precondition',
+    );
+    expect(manager.get(alpha, id).lastSeq).toBe(1);
+    agent.reading = true;
+    expect(manager.sendInput(alpha, id, 'hello', 'k1')).toBe(2);
+  });
+
+  it('validates input and refuses it unless the session runs', async () => {
+    const { manager, settings, start } = setup();
+    const { id } = await start();
+    const send = (text: string, key = '') => kindOf(() => manager.sendInput(alpha, id, text, key));
+    expect(await send('')).toBe('invalid_argument');
+    expect(await send('é'.repeat(settings.maxInputBytes / 2 + 1))).toBe('invalid_argument');
+    expect(await send('x', 'k'.repeat(129))).toBe('invalid_argument');
+    expect(await kindOf(() => manager.sendInput(beta, id, 'x', ''))).toBe('not_found');
+    await within('the stop', manager.stop(alpha, id, false));
+    expect(await send('x')).toBe('failed_precondition');
+  });
+
+  it('interrupts only a running session of a provider that can', async () => {
+    const plain = setup();
+    const { id } = await plain.start();
+    expect(await kindOf(() => plain.manager.interrupt(alpha, id))).toBe('failed_precondition');
+
+    const able = setup({}, { interrupt: true });
+    const running = await able.start();
+    expect(await within('the interrupt', able.manager.interrupt(alpha, running.id))).toEqual({
+      interrupted: true,
+      turnId: 'turn-1',
+    });
+    await within('the stop', able.manager.stop(alpha, running.id, false));
+    expect(await kindOf(() => able.manager.interrupt(alpha, running.id))).toBe(
+      'failed_precondition',
+    );
+  });
+});
+
+describe('SessionManager: streams and acks', () => {
+  it('validates a stream before it starts', async () => {
+    const { manager, start, open } = setup({ maxSubscribers: 2 });
+    const { id } = await start();
+    const req = (over: { afterSeq?: number; subscriberId?: string; sessionId?: string }) => ({
+      sessionId: id,
+      afterSeq: undefined,
+      subscriberId: '',
+      ...over,
+    });
+    const openKind = (caller: Caller, over: Parameters<typeof req>[0]) =>
+      kindOf(() => manager.openStream(caller, req(over), new AbortController().signal, batch));
+    expect(await openKind(alpha, { afterSeq: 2 })).toBe('out_of_range');
+    expect(await openKind(alpha, { subscriberId: 'bad id' })).toBe('invalid_argument');
+    expect(await openKind(beta, {})).toBe('not_found');
+    const first = open(id);
+    open(id);
+    expect(manager.get(alpha, id).subscriberCount).toBe(2);
+    expect(await openKind(alpha, {})).toBe('resource_exhausted');
+    await within('the stream to close', first.return!());
+    expect(await openKind(alpha, {})).toBe('ok');
+  });
+
+  it('replays, then tails live events, then ends after the terminal event', async () => {
+    const { manager, start, open } = setup();
+    const { id, agent } = await start();
+    agent.emit({ type: 'STDOUT', stream: 'stdout', text: 'one' });
+    const events = open(id, 0);
+    expect((await nextBatch(events)).map((e) => e.seq)).toEqual([1, 2]);
+    const live = nextBatch(events);
+    agent.emit({ type: 'STDOUT', stream: 'stdout', text: 'two' });
+    expect((await live).map((e) => e.text)).toEqual(['two']);
+    await within('the stop', manager.stop(alpha, id, false));
+    const rest = await readToEnd(events);
+    expect(rest.map((e) => e.type)).toEqual(['SESSION_STOPPED']);
+    expect(rest[0]?.data).toMatchObject({ reason: 'stop_requested' });
+  });
+
+  it('tells a reader that fell behind which events it missed', async () => {
+    const { clock, start, open } = setup({ eventBufferSize: 4 });
+    const { id, agent } = await start();
+    const events = open(id, 0);
+    for (let i = 0; i < 10; i++) agent.emit({ type: 'STDOUT', stream: 'stdout', text: `${i}` });
+    clock.advance(42);
+    expect(await nextBatch(events)).toMatchObject([
+      {
+        type: 'BUFFER_OVERFLOW',
+        seq: 7,
+        timestamp: clock.now(),
+        data: { first_missing: 1, last_missing: 7 },
+      },
+    ]);
+    expect((await nextBatch(events)).map((e) => e.seq)).toEqual([8, 9, 10, 11]);
+  });
+
+  it('moves acks forward only and resumes a subscriber after its ack', async () => {
+    const { manager, start, open } = setup();
+    const { id } = await start();
+    for (const text of ['a', 'b', 'c']) manager.sendInput(alpha, id, text, '');
+    expect(manager.ack(alpha, id, 'cp', 4)).toBe(4);
+    expect(manager.ack(alpha, id, 'cp', 2)).toBe(4);
+    expect(await kindOf(() => manager.ack(alpha, id, 'cp', 8))).toBe('out_of_range');
+    expect(await kindOf(() => manager.ack(alpha, id, '', 1))).toBe('invalid_argument');
+    expect((await nextBatch(open(id, undefined, 'cp')))[0]?.seq).toBe(5);
+    expect((await nextBatch(open(id, 1, 'cp')))[0]?.seq).toBe(2);
+  });
+});
+
+describe('SessionManager: timers on the injected clock', () => {
+  it('stops a session idle for the idle timeout, saying why', async () => {
+    const { clock, manager, settings, start, history } = setup({ idleTimeoutMs: 10_000 });
+    const { id, agent } = await start();
+    clock.advance(9_999);
+    expect(manager.get(alpha, id).status).toBe('RUNNING');
+    clock.advance(1);
+    expect(manager.get(alpha, id).status).toBe('STOPPING');
+    const last = (await history(id)).at(-1);
+    expect(last).toMatchObject({ type: 'SESSION_STOPPED', data: { reason: 'idle_timeout' } });
+    expect(agent.stops).toEqual([{ force: false, gracePeriodMs: settings.stopGracePeriodMs }]);
+    expect(manager.get(alpha, id).status).toBe('STOPPED');
+  });
+
+  it('does not stop a session while a subscriber reads it, nor right after', async () => {
+    const { clock, manager, start, open } = setup({ idleTimeoutMs: 10_000 });
+    const { id } = await start();
+    const events = open(id);
+    clock.advance(60_000);
+    expect(manager.get(alpha, id).status).toBe('RUNNING');
+    await within('the stream to close', events.return!());
+    clock.advance(9_999);
+    expect(manager.get(alpha, id).status).toBe('RUNNING');
+    clock.advance(1);
+    expect(manager.get(alpha, id).status).toBe('STOPPING');
+  });
+
+  it('keeps an ended session for the retention period, then forgets it', async () => {
+    const { clock, manager, start } = setup({ retentionMs: 20_000 });
+    const { id } = await start();
+    await within('the stop', manager.stop(alpha, id, false));
+    clock.advance(19_999);
+    expect(manager.get(alpha, id).status).toBe('STOPPED');
+    expect(manager.counts('alpha')).toMatchObject({ active: 0, retained: 1, projectActive: 0 });
+    clock.advance(1);
+    expect(await kindOf(() => manager.get(alpha, id))).toBe('not_found');
+    expect(ids(manager.list(alpha, anyStatus))).toEqual([]);
+  });
+
+  it('keeps a subscriber cursor for its TTL, then forgets it', async () => {
+    const { clock, manager, start, open } = setup({ subscriberTtlMs: 10_000, maxSubscribers: 1 });
+    const { id } = await start();
+    manager.sendInput(alpha, id, 'x', '');
+    manager.ack(alpha, id, 'cp', 2);
+    clock.advance(9_999);
+    expect(await kindOf(() => manager.ack(alpha, id, 'other', 1))).toBe('resource_exhausted');
+    clock.advance(1);
+    expect(manager.ack(alpha, id, 'other', 1)).toBe(1);
+    expect((await nextBatch(open(id, undefined, 'cp')))[0]?.seq).toBe(1);
+  });
+
+  it('shuts down: refuses new sessions, stops the sweeper and every session', async () => {
+    const { clock, manager, request, start, history } = setup();
+    const { id } = await start();
+    expect(clock.pending).toBe(1);
+    await within('the shutdown', manager.shutdown());
+    expect(manager.shuttingDown).toBe(true);
+    expect(clock.pending).toBe(0);
+    expect((await history(id)).at(-1)?.data).toMatchObject({ reason: 'shutdown' });
+    expect(await kindOf(() => manager.start(alpha, request()))).toBe('unavailable');
+  });
+});
+
+describe('SessionManager: listing', () => {
+  it('lists a project newest first, in pages', async () => {
+    const { clock, manager, start } = setup({ maxPerProject: 5 });
+    const started: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      started.unshift((await start()).id);
+      clock.advance(1);
+    }
+    const first = manager.list(alpha, { ...anyStatus, pageSize: 2 });
+    expect(ids(first)).toEqual(started.slice(0, 2));
+    const second = manager.list(alpha, {
+      ...anyStatus,
+      pageSize: 2,
+      pageToken: first.nextPageToken,
+    });
+    expect(ids(second)).toEqual(started.slice(2));
+    expect(second.nextPageToken).toBe('');
+    expect(ids(manager.list(beta, anyStatus))).toEqual([]);
+    expect(await kindOf(() => manager.list(alpha, { ...anyStatus, projectId: 'beta' }))).toBe(
+      'permission_denied',
+    );
+  });
+});

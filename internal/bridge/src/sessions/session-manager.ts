@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto';
+import type { Provider } from '@agent-bridge/providers';
+import { ScopeEnded, scope } from '@agent-bridge/scope';
+import { noAudit } from '../audit.js';
+import { type Clock, systemClock, systemTimers, type Timers } from '../clock.js';
+import { BridgeError, denied, precondition, unavailable } from '../errors.js';
+import { jsonEventCodec } from '../events/event-codec.js';
+import { noEventObserver } from '../events/event-observer.js';
+import {
+  type BatchLimits,
+  type EventStream,
+  type StreamRequest,
+  Subscriptions,
+} from '../events/subscriptions.js';
+import { checkLimits } from '../limits/session-limits.js';
+import { AllowedPaths } from '../paths/allowed-paths.js';
+import { canPin, type PinnedDirectory } from '../paths/pinned-directory.js';
+import type { PermissionPolicy } from '../permissions/permission-policy.js';
+import { type Redactor, SecretRedactor } from '../redaction/redactor.js';
+import type {
+  Caller,
+  PermissionAnswer,
+  SessionCensus,
+  SessionCounts,
+  SessionSnapshot,
+  SessionStatus,
+  StartRequest,
+} from '../types.js';
+import { checkPermissionAnswer, checkSubscriberId, preview } from '../validate.js';
+import { checkStart, startingProvider } from './check-start.js';
+import { launchAgent } from './launch-agent.js';
+import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
+import { sendInput } from './send-input.js';
+import { Session } from './session.js';
+import { auditStopRequest } from './session-audit.js';
+import { census, countSessions } from './session-census.js';
+import type { SessionManagerDeps } from './session-manager-deps.js';
+import { SessionTable } from './session-table.js';
+import { startSweeper } from './sweeper.js';
+
+/**
+ * The core: starts, tracks, feeds, reads and stops sessions under the
+ * configured policy. Knows nothing about gRPC or TLS; failures are
+ * BridgeErrors with a kind.
+ */
+export class SessionManager {
+  private readonly sessions = new SessionTable();
+  private readonly allowed: AllowedPaths;
+  private readonly secrets: SecretRedactor;
+  /** The daemon's redaction (built-in rules and `logging.redact_patterns`), for messages leaving it. */
+  readonly redact: Redactor;
+  private readonly clock: Clock;
+  private readonly timers: Timers;
+  private readonly subscriptions: Subscriptions;
+  /**
+   * The daemon's scope, ended by shutdown (ScopeEnded "shutdown"): stops the
+   * sweeper, refuses new sessions, and every session's scope lives inside it.
+   */
+  private readonly daemon = scope();
+  /** What every event and cursor here belongs to; see SessionManagerDeps.historyId. */
+  readonly historyId: string;
+
+  constructor(private readonly deps: SessionManagerDeps) {
+    this.historyId = deps.historyId ?? randomUUID();
+    this.allowed = new AllowedPaths(deps.settings.allowedPaths);
+    if (!canPin()) {
+      deps.logger.warn(
+        { reason: 'path_pinning_unsupported' },
+        'no /proc/self/fd on this platform: StartSession refuses every repo_path, since the agent could not be held to the directory that was checked',
+      );
+    }
+    this.secrets = new SecretRedactor(deps.redactPatterns ?? []);
+    this.redact = (text) => this.secrets.redact(text);
+    this.clock = deps.clock ?? systemClock;
+    this.timers = deps.timers ?? systemTimers;
+    this.subscriptions = new Subscriptions(
+      this.clock,
+      deps.settings.maxSubscribers,
+      deps.observer ?? noEventObserver,
+    );
+    startSweeper(
+      {
+        sessions: () => this.sessions.values(),
+        evict: (s) => this.sessions.evict(s),
+        settings: deps.settings,
+        clock: this.clock,
+        timers: this.timers,
+        logger: deps.logger,
+      },
+      this.daemon.signal,
+    );
+  }
+
+  /** Aborted when the daemon shuts down; a call's scope lives inside it. */
+  get lifetime(): AbortSignal {
+    return this.daemon.signal;
+  }
+
+  get providers(): ReadonlyMap<string, Provider> {
+    return this.deps.providers;
+  }
+
+  /** How a provider's permission requests are decided (ListProviders shows it). */
+  permissionPolicy(providerId: string): PermissionPolicy {
+    return this.deps.settings.permissionPolicy(providerId);
+  }
+
+  get shuttingDown(): boolean {
+    return this.daemon.signal.aborted;
+  }
+
+  /** Sessions by state, for the daemon and for `projectId`, with the limits that apply. */
+  counts(projectId: string): SessionCounts {
+    return countSessions(this.sessions.values(), projectId, this.deps.settings);
+  }
+
+  /** Sessions by provider and status, with readers and waiting requests (gauges). */
+  census(): SessionCensus[] {
+    return census(this.sessions.values());
+  }
+
+  async start(caller: Caller, req: StartRequest): Promise<SessionSnapshot> {
+    if (this.shuttingDown) throw unavailable('the daemon is shutting down', 'shutting_down');
+    checkStart(caller, req);
+    const existing = this.sessions.get(req.sessionId);
+    if (existing) return this.retry(existing, req);
+    const provider = startingProvider(req, this.deps.providers);
+
+    const workspace = await this.allowed.open(req.repoPath);
+    try {
+      return await this.launch(caller, req, provider, workspace);
+    } catch (err) {
+      // Refused before the launch, or the provider failed: nothing will
+      // spawn in it. (A launch that returns has handed it to launchAgent.)
+      await workspace.close();
+      throw err;
+    }
+  }
+
+  private async launch(
+    caller: Caller,
+    req: StartRequest,
+    provider: Provider,
+    workspace: PinnedDirectory,
+  ): Promise<SessionSnapshot> {
+    const health = await provider.health();
+    if (!health.available) {
+      throw precondition(
+        `provider "${provider.id}" is unavailable: ${health.error}`,
+        'provider_unavailable',
+      );
+    }
+
+    // Everything from here to the map insert is synchronous, so concurrent
+    // starts cannot overshoot the limits or claim the same id twice.
+    if (this.shuttingDown) throw unavailable('the daemon is shutting down', 'shutting_down');
+    const raced = this.sessions.get(req.sessionId);
+    if (raced) return this.retry(raced, req);
+    checkLimits(this.sessions.values(), req.projectId, this.deps.settings);
+    const request = { ...req, agentOpts: { ...req.agentOpts } };
+    const { settings, logger } = this.deps;
+    const session = new Session(request, workspace.path, provider, {
+      settings,
+      secrets: this.secrets,
+      clock: this.clock,
+      timers: this.timers,
+      audit: this.deps.audit ?? noAudit,
+      observer: this.deps.observer ?? noEventObserver,
+      codec: this.deps.codec ?? jsonEventCodec,
+      lifetime: this.daemon.signal,
+      startedBy: caller,
+    });
+    this.sessions.add(session);
+    const startupTimeoutMs = settings.startupTimeoutMs(req.provider);
+    session.beginStartup(
+      launchAgent(session, { timers: this.timers, logger, startupTimeoutMs, workspace }),
+    );
+    try {
+      await session.started;
+    } catch (err) {
+      this.sessions.remove(session);
+      throw err;
+    }
+    return session.snapshot();
+  }
+
+  private async retry(existing: Session, req: StartRequest): Promise<SessionSnapshot> {
+    if (!existing.sameRequest(req)) {
+      throw new BridgeError(
+        'already_exists',
+        `session ${req.sessionId} already exists with different parameters`,
+        'session_id_in_use',
+      );
+    }
+    await existing.started?.catch(() => undefined);
+    if (this.sessions.get(req.sessionId) !== existing) {
+      throw precondition(`session ${req.sessionId} could not be started`, 'start_failed');
+    }
+    return existing.snapshot();
+  }
+
+  async stop(caller: Caller, sessionId: string, force: boolean): Promise<SessionStatus> {
+    const s = this.sessions.find(caller, sessionId);
+    if (s.live) auditStopRequest(this.deps.audit ?? noAudit, s, caller, force);
+    await s.stop('stop_requested', force);
+    return s.status;
+  }
+
+  get(caller: Caller, sessionId: string): SessionSnapshot {
+    return this.sessions.find(caller, sessionId).snapshot();
+  }
+
+  list(caller: Caller, filter: ListFilter): SessionPage {
+    if (filter.projectId !== '' && filter.projectId !== caller.projectId) {
+      throw denied(
+        `the token is not valid for project ${preview(filter.projectId)}`,
+        'project_mismatch',
+      );
+    }
+    return listSessions(this.sessions.values(), caller.projectId, filter);
+  }
+
+  sendInput(caller: Caller, sessionId: string, text: string, idempotencyKey: string): number {
+    const s = this.sessions.find(caller, sessionId);
+    return sendInput(s, text, idempotencyKey, this.deps.settings.maxInputBytes);
+  }
+
+  async interrupt(
+    caller: Caller,
+    sessionId: string,
+  ): Promise<{ interrupted: boolean; turnId: string }> {
+    const s = this.sessions.find(caller, sessionId);
+    const agent = s.runningAgent();
+    if (!s.provider.capabilities.interrupt || !agent.interrupt) {
+      throw precondition(
+        `provider "${s.provider.id}" cannot interrupt a turn`,
+        'interrupt_unsupported',
+      );
+    }
+    // The turn's scope ends with the cancel: what it waits on is refused.
+    return agent.interrupt();
+  }
+
+  /** A client's answer to a permission request; returns the seq of PERMISSION_RESOLVED. */
+  respondPermission(caller: Caller, answer: PermissionAnswer): number {
+    const s = this.sessions.find(caller, answer.sessionId);
+    checkPermissionAnswer(answer);
+    return s.permissions.respond(answer.requestId, answer.decision, answer.reason, caller);
+  }
+
+  /** Opens a reader; see Subscriptions.open. */
+  openStream(
+    caller: Caller,
+    req: StreamRequest,
+    signal: AbortSignal,
+    batch: BatchLimits,
+  ): EventStream {
+    checkSubscriberId(req.subscriberId, false);
+    return this.subscriptions.open(this.sessions.find(caller, req.sessionId), req, signal, batch);
+  }
+
+  /**
+   * Moves a subscriber's cursor forward. `historyId` (optional, '' for
+   * none) names the history the acknowledged events were read from: an ack
+   * of another history (a restart came between the read and the ack)
+   * must not move a cursor of this one, whose seqs mean other events.
+   */
+  ack(
+    caller: Caller,
+    sessionId: string,
+    subscriberId: string,
+    ackSeq: number,
+    historyId = '',
+  ): number {
+    checkSubscriberId(subscriberId, true);
+    const session = this.sessions.find(caller, sessionId);
+    if (historyId !== '' && historyId !== this.historyId) {
+      throw precondition(
+        `history_id ${preview(historyId)} is not this daemon's history ${this.historyId}: the acknowledged events were read from another run of the daemon (or another daemon), so no cursor was moved`,
+        'ack_of_other_history',
+      );
+    }
+    return this.subscriptions.ack(session, subscriberId, ackSeq);
+  }
+
+  /** Refuses new work, stops every session (graceful, bounded by the grace period) and waits. */
+  async shutdown(): Promise<void> {
+    this.daemon.end(new ScopeEnded('shutdown'));
+    await Promise.all(
+      [...this.sessions.values()].map((s) => s.stop('shutdown', false).catch(() => undefined)),
+    );
+  }
+}

@@ -1,0 +1,298 @@
+import type { AgentEvent, AgentHandle, ExitInfo, Provider } from '@agent-bridge/providers';
+import { type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
+import type { Clock, Timers } from '../clock.js';
+import { precondition } from '../errors.js';
+import { CursorStore } from '../events/cursors.js';
+import type { BridgeEvent } from '../events/event.js';
+import type { EventRing } from '../events/event-ring.js';
+import { PermissionGate } from '../permissions/permission-gate.js';
+import type { SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
+import { IdempotencyKeys } from './idempotency-keys.js';
+import { sameStart } from './same-start.js';
+import { agentEnd, lastLines, StoppedDuringStartup, type StopReason } from './session-ending.js';
+import { SessionEvents, type SessionEventsDeps } from './session-events.js';
+import { SessionReaders } from './session-readers.js';
+
+export type { StopReason } from './session-ending.js';
+
+/** What a session is built with, besides what it runs. */
+export interface SessionDeps extends SessionEventsDeps {
+  /** Permission request timeouts. */
+  timers: Timers;
+  /** The daemon's scope: the session's lives inside it. */
+  lifetime: AbortSignal;
+}
+
+/**
+ * One supervised agent session: its state, its event ring and its cursors.
+ * Its status changes only through its own methods, so a session never ends
+ * without the terminal event that tells its readers, and never ends twice.
+ */
+export class Session {
+  readonly cursors: CursorStore;
+  readonly inputKeys = new IdempotencyKeys();
+  /** The agent's permission requests and their answers. */
+  readonly permissions: PermissionGate;
+  readonly createdAt: number;
+  /** Who reads it now and when it was last active. */
+  readonly readers: SessionReaders;
+  /** Settles when start-up has finished (either way); identical retries and stops wait on it. */
+  private startedPromise: Promise<void> | undefined;
+  private state: SessionStatus = 'STARTING';
+  private agent: AgentHandle | undefined;
+  private pid = 0;
+  private endedAt: number | undefined;
+  private error = '';
+  private exitCode: number | undefined;
+  private exitSignal = '';
+  private stopReason: StopReason | undefined;
+  private stopping: Promise<void> | undefined;
+  private readonly stopGracePeriodMs: number;
+  /** The session's scope, inside the daemon's; only the session ends it. */
+  private readonly scope: Scope;
+  /**
+   * Ended (StoppedDuringStartup) by a stop while starting, and by nothing
+   * else: the provider may watch it for as long as its start-up runs.
+   */
+  private readonly startup: Scope;
+  private readonly events: SessionEvents;
+  /** Settles once the terminal event is recorded. */
+  private readonly terminal: Promise<void>;
+  private terminalRecorded: () => void = () => undefined;
+  private readonly clock: Clock;
+
+  constructor(
+    readonly request: StartRequest,
+    readonly repoPath: string,
+    readonly provider: Provider,
+    deps: SessionDeps,
+  ) {
+    const { settings } = deps;
+    this.clock = deps.clock;
+    this.events = new SessionEvents(request, deps);
+    this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
+    this.stopGracePeriodMs = settings.stopGracePeriodMs;
+    this.scope = scope(deps.lifetime);
+    this.startup = scope();
+    this.terminal = new Promise((resolve) => {
+      this.terminalRecorded = resolve;
+    });
+    this.permissions = new PermissionGate({
+      policy: settings.permissionPolicy(request.provider),
+      clock: deps.clock,
+      timers: deps.timers,
+      record: (ev) => this.record(ev).seq,
+      audit: deps.audit,
+      sessionId: request.sessionId,
+      projectId: request.projectId,
+      startedBy: deps.startedBy,
+    });
+    this.createdAt = this.clock.now();
+    this.readers = new SessionReaders(this.createdAt, () => this.events.lastStoredAt);
+  }
+
+  /** The session's stored events, which readers address by seq. */
+  get ring(): EventRing {
+    return this.events.ring;
+  }
+
+  get id(): string {
+    return this.request.sessionId;
+  }
+
+  /**
+   * Aborted when the session is stopped ("stop", "shutdown") or its agent
+   * is gone ("exit"), the cause on it (ScopeEnded). Its turns, and what they
+   * wait on, live inside it.
+   */
+  get lifetime(): AbortSignal {
+    return this.scope.signal;
+  }
+
+  /** Settles when start-up has finished (either way); undefined before it began. */
+  get started(): Promise<void> | undefined {
+    return this.startedPromise;
+  }
+
+  /** Start-up has begun: identical retries and stops wait on `startup`. Once only. */
+  beginStartup(startup: Promise<void>): void {
+    if (this.startedPromise) throw new Error(`session ${this.id} was already started`);
+    this.startedPromise = startup;
+  }
+
+  get projectId(): string {
+    return this.request.projectId;
+  }
+
+  get status(): SessionStatus {
+    return this.state;
+  }
+
+  /** When the terminal event was recorded; undefined while live. */
+  get stoppedAt(): number | undefined {
+    return this.endedAt;
+  }
+
+  get live(): boolean {
+    return this.state === 'STARTING' || this.state === 'RUNNING' || this.state === 'STOPPING';
+  }
+
+  get ended(): boolean {
+    return !this.live;
+  }
+
+  /** True when `req` asks for exactly this session. */
+  sameRequest(req: StartRequest): boolean {
+    return sameStart(this.request, req);
+  }
+
+  /**
+   * Stores an agent's event, redacted first (SessionEvents): nothing
+   * unredacted ever enters the ring.
+   */
+  append(ev: AgentEvent): void {
+    this.events.append(ev);
+  }
+
+  /** Stores an event of the daemon's own, never held back, and returns it as stored. */
+  record(ev: AgentEvent): BridgeEvent {
+    return this.events.record(ev);
+  }
+
+  /** An event of this session with `seq`, stamped now; not stored. */
+  eventAt(seq: number, ev: AgentEvent): BridgeEvent {
+    return this.events.eventAt(seq, ev);
+  }
+
+  /** The agent, for input and interrupts; refused unless the session is running. */
+  runningAgent(): AgentHandle {
+    if (this.state !== 'RUNNING' || !this.agent) {
+      throw precondition(
+        `session ${this.id} is ${this.state.toLowerCase()}, not running`,
+        'session_not_running',
+      );
+    }
+    return this.agent;
+  }
+
+  /**
+   * Aborted (with StoppedDuringStartup) when the session is stopped while it
+   * starts, so a start-up still waiting (for its turn in a shared home, for
+   * a slow handshake) ends at once instead of bringing up an agent only to
+   * stop it.
+   */
+  get startupAbandoned(): AbortSignal {
+    return this.startup.signal;
+  }
+
+  /** The process exists: recorded before any of its output. */
+  markSpawned(pid: number): void {
+    // A spawn reported after start-up was abandoned would land past the terminal event.
+    if (this.ended) return;
+    this.pid = pid;
+    this.append({
+      type: 'SESSION_STARTED',
+      stream: 'system',
+      text: `${this.request.provider} started (pid ${pid}) in ${this.repoPath}`,
+      data: { pid, repo_path: this.repoPath },
+    });
+  }
+
+  /** Start-up finished: the agent takes input, unless a stop was requested meanwhile. */
+  markRunning(agent: AgentHandle): void {
+    this.agent = agent;
+    if (this.state === 'STARTING') this.state = 'RUNNING';
+  }
+
+  /**
+   * Stops the agent and resolves once the terminal event is recorded. The
+   * first reason is the one reported; a second graceful request joins the
+   * first, a forced one escalates it.
+   */
+  stop(reason: StopReason, force: boolean): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    if (this.stopping && !force) return this.stopping;
+    this.stopReason ??= reason;
+    if (this.state === 'STARTING') this.startup.end(new StoppedDuringStartup(this.stopReason));
+    // The agent is going: nothing it asks now waits for an answer.
+    this.scope.end(new ScopeEnded(this.stopReason === 'shutdown' ? 'shutdown' : 'stop'));
+    this.state = 'STOPPING';
+    this.stopping = this.stopAgent(force);
+    return this.stopping;
+  }
+
+  private async stopAgent(force: boolean): Promise<void> {
+    // A stop during start-up waits for the start-up to end (it was told to
+    // give up), then stops the agent if one came up all the same.
+    await this.startedPromise?.catch(() => undefined);
+    const agent = this.agent;
+    if (!agent) return;
+    await agent.stop({ force, gracePeriodMs: this.stopGracePeriodMs });
+    // The exit handler attached at launch records the terminal event: a
+    // stop is over once it has.
+    await this.terminal;
+  }
+
+  /**
+   * Records the end of the process: status, exit details and the terminal
+   * event (a failure carries the end of the stored stderr, `stderr_tail`).
+   */
+  finish(exit: ExitInfo): void {
+    if (this.ended) return;
+    this.scope.end(new ScopeEnded('exit'));
+    this.events.flush();
+    this.exitCode = exit.exitCode ?? undefined;
+    this.exitSignal = exit.signal ?? '';
+    this.endedAt = this.clock.now();
+    const end = agentEnd(this.stopReason, exit, this.events.stderrTail);
+    if (end.failed) return this.fail(end.error, end.data);
+    this.state = 'STOPPED';
+    const { text, data } = end;
+    this.append({ type: 'SESSION_STOPPED', stream: 'system', text, done: true, data });
+    this.terminalRecorded();
+  }
+
+  /**
+   * Fails a start-up. When the agent exited, the error quotes the end of its
+   * stderr as stored (redacted), which usually says why, and `stderr_tail`
+   * carries more of it.
+   */
+  failStartup(error: string, reason: 'startup_failed' | 'startup_timeout', exited: boolean): void {
+    if (this.ended) return;
+    if (!exited) return this.fail(error, { reason });
+    this.events.flush();
+    const tail = this.events.stderrTail;
+    const quoted = lastLines(tail, 3);
+    this.fail(quoted ? `${error}: ${quoted}` : error, { reason, stderr_tail: tail });
+  }
+
+  /** Marks the session failed with a terminal event. */
+  fail(error: string, data: Record<string, unknown>): void {
+    if (this.ended) return;
+    this.scope.end(new ScopeEnded('exit'));
+    this.state = 'FAILED';
+    this.error = error;
+    this.endedAt ??= this.clock.now();
+    this.append({ type: 'SESSION_FAILED', stream: 'system', text: error, done: true, error, data });
+    this.terminalRecorded();
+  }
+
+  snapshot(): SessionSnapshot {
+    return {
+      sessionId: this.id,
+      projectId: this.projectId,
+      provider: this.request.provider,
+      status: this.state,
+      createdAt: new Date(this.createdAt),
+      stoppedAt: this.endedAt === undefined ? undefined : new Date(this.endedAt),
+      error: this.error,
+      pid: this.pid,
+      exitCode: this.exitCode,
+      exitSignal: this.exitSignal,
+      repoPath: this.repoPath,
+      oldestSeq: this.ring.oldestSeq,
+      lastSeq: this.ring.lastSeq,
+      subscriberCount: this.readers.count,
+    };
+  }
+}
