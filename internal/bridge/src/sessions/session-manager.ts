@@ -30,6 +30,7 @@ import { checkPermissionAnswer, checkSubscriberId, preview } from '../validate.j
 import { checkStart, startingProvider } from './check-start.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
+import { sameStart } from './same-start.js';
 import { sendInput } from './send-input.js';
 import { Session } from './session.js';
 import { auditStopRequest } from './session-audit.js';
@@ -185,7 +186,7 @@ export class SessionManager {
   }
 
   private async retry(existing: Session, req: StartRequest): Promise<SessionSnapshot> {
-    if (!existing.sameRequest(req)) {
+    if (!sameStart(existing.request, req)) {
       throw new BridgeError(
         'already_exists',
         `session ${req.sessionId} already exists with different parameters`,

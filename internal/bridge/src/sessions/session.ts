@@ -8,7 +8,6 @@ import type { EventRing } from '../events/event-ring.js';
 import { PermissionGate } from '../permissions/permission-gate.js';
 import type { SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import { sameStart } from './same-start.js';
 import { agentEnd, lastLines, StoppedDuringStartup, type StopReason } from './session-ending.js';
 import { SessionEvents, type SessionEventsDeps } from './session-events.js';
 import { SessionReaders } from './session-readers.js';
@@ -141,11 +140,6 @@ export class Session {
     return !this.live;
   }
 
-  /** True when `req` asks for exactly this session. */
-  sameRequest(req: StartRequest): boolean {
-    return sameStart(this.request, req);
-  }
-
   /**
    * Stores an agent's event, redacted first (SessionEvents): nothing
    * unredacted ever enters the ring.
@@ -245,7 +239,10 @@ export class Session {
     this.exitSignal = exit.signal ?? '';
     this.endedAt = this.clock.now();
     const end = agentEnd(this.stopReason, exit, this.events.stderrTail);
-    if (end.failed) return this.fail(end.error, end.data);
+    if (end.failed) {
+      this.fail(end.error, end.data);
+      return;
+    }
     this.state = 'STOPPED';
     const { text, data } = end;
     this.append({ type: 'SESSION_STOPPED', stream: 'system', text, done: true, data });
@@ -259,7 +256,10 @@ export class Session {
    */
   failStartup(error: string, reason: 'startup_failed' | 'startup_timeout', exited: boolean): void {
     if (this.ended) return;
-    if (!exited) return this.fail(error, { reason });
+    if (!exited) {
+      this.fail(error, { reason });
+      return;
+    }
     this.events.flush();
     const tail = this.events.stderrTail;
     const quoted = lastLines(tail, 3);
