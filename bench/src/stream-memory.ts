@@ -1,12 +1,12 @@
-import { createSecureContext } from 'node:tls';
 import { collectGarbage, heapSnapshotFlags } from '@agent-bridge/harness';
-import { BridgeServiceClient, type SessionEvent } from '@agent-bridge/proto';
-import { type ClientReadableStream, credentials, type ServiceError } from '@grpc/grpc-js';
+import type { SessionEvent } from '@agent-bridge/proto';
+import type { ClientReadableStream } from '@grpc/grpc-js';
 import { AGENTS, startBenchBridge } from './bench-bridge.js';
 import { inFlight } from './in-flight.js';
 import { jsMemoryBytes } from './metrics.js';
 import type { Row } from './row.js';
 import type { Sizes } from './sizes.js';
+import { attach, streamClients } from './stream-clients.js';
 
 /** Client connections the streams share (grpc-js multiplexes each over HTTP/2). */
 const CONNECTIONS = 4;
@@ -32,22 +32,7 @@ export async function streamMemoryRows(s: Sizes): Promise<Row[]> {
       },
     },
   });
-  const clients = Array.from(
-    { length: CONNECTIONS },
-    () =>
-      new BridgeServiceClient(
-        `127.0.0.1:${bridge.daemon.port}`,
-        credentials.createFromSecureContext(
-          createSecureContext({
-            minVersion: 'TLSv1.3',
-            ca: bridge.pki.ca.certPem,
-            cert: bridge.pki.client.certPem,
-            key: bridge.pki.client.keyPem,
-          }),
-        ),
-        { 'grpc.ssl_target_name_override': 'localhost', 'grpc.use_local_subchannel_pool': 1 },
-      ),
-  );
+  const clients = streamClients(bridge, CONNECTIONS);
   const streams: ClientReadableStream<SessionEvent>[] = [];
   const live = async () => {
     await collectGarbage(bridge.daemon.pid, bridge.scratch);
@@ -82,28 +67,4 @@ export async function streamMemoryRows(s: Sizes): Promise<Row[]> {
     for (const c of clients) c.close();
     await bridge.close();
   }
-}
-
-/** A stream of the session's events, once its first event has arrived (attached). */
-function attach(
-  client: BridgeServiceClient,
-  sessionId: string,
-  md: Parameters<BridgeServiceClient['streamEvents']>[1],
-): Promise<ClientReadableStream<SessionEvent>> {
-  const stream = client.streamEvents({ sessionId, afterSeq: 0n, subscriberId: '' }, md);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      stream.cancel();
-      reject(new Error(`a stream of ${sessionId}: no first event within 60 s`));
-    }, 60_000);
-    stream.once('data', () => {
-      clearTimeout(timer);
-      resolve(stream);
-    });
-    stream.on('error', (err: ServiceError) => {
-      clearTimeout(timer);
-      // CANCELLED is ours (cancel); anything else fails the run.
-      if (err.code !== 1) reject(err);
-    });
-  });
 }
