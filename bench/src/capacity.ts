@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { createSecureContext } from 'node:tls';
-import { BridgeServiceClient, type SessionEvent } from '@agent-bridge/proto';
-import { type ClientReadableStream, credentials, type ServiceError } from '@grpc/grpc-js';
+import type { SessionEvent } from '@agent-bridge/proto';
+import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
 import { AGENTS, startBenchBridge } from './bench-bridge.js';
 import { inFlight } from './in-flight.js';
 import { against, type Row } from './row.js';
 import { rssKiB } from './rss.js';
 import type { Sizes } from './sizes.js';
+import { streamClients } from './stream-clients.js';
 
 const GIB = 2 ** 30;
 
@@ -48,27 +48,7 @@ async function measureCapacity(s: Sizes, stop: { ms: number }): Promise<Row[]> {
       },
     },
   });
-  // Separate connections: grpc-js shares one between clients with the same
-  // target and options unless each has its own subchannel pool.
-  const clients = Array.from(
-    { length: s.capacityConnections },
-    () =>
-      new BridgeServiceClient(
-        `127.0.0.1:${bridge.daemon.port}`,
-        credentials.createFromSecureContext(
-          createSecureContext({
-            minVersion: 'TLSv1.3',
-            ca: bridge.pki.ca.certPem,
-            cert: bridge.pki.client.certPem,
-            key: bridge.pki.client.keyPem,
-          }),
-        ),
-        {
-          'grpc.ssl_target_name_override': 'localhost',
-          'grpc.use_local_subchannel_pool': 1,
-        },
-      ),
-  );
+  const clients = streamClients(bridge, s.capacityConnections);
   const streams: ClientReadableStream<SessionEvent>[] = [];
   try {
     const pid = bridge.daemon.pid;

@@ -16,6 +16,7 @@ import { report } from './report.js';
 import { ringMemoryRows } from './ring-memory.js';
 import type { Row } from './row.js';
 import { FULL, QUICK, type Sizes } from './sizes.js';
+import { streamMemoryRows } from './stream-memory.js';
 import { unaryRows } from './unary.js';
 
 const GROUPS: Record<string, (s: Sizes) => Promise<Row[]> | Row[]> = {
@@ -25,6 +26,7 @@ const GROUPS: Record<string, (s: Sizes) => Promise<Row[]> | Row[]> = {
   latency: latencyRows,
   'ring-memory': ringMemoryRows,
   'idle-memory': idleMemoryRows,
+  'stream-memory': streamMemoryRows,
   capacity: capacityRows,
   flood: floodRows,
   redaction: (s) => redactionRows(s.events, s.width),

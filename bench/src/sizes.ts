@@ -20,6 +20,8 @@ export interface Sizes {
   capacitySessions: number;
   capacitySubscribers: number;
   capacityConnections: number;
+  /** B7: the open streams whose live memory is measured. */
+  memoryStreams: number;
   /** B3: sessions, the total rates (events per second) measured, and seconds at each. */
   latencySessions: number;
   latencyRates: number[];
@@ -41,6 +43,7 @@ export const FULL: Sizes = {
   capacitySessions: 5_000,
   capacitySubscribers: 50_000,
   capacityConnections: 10,
+  memoryStreams: 5_000,
   latencySessions: 100,
   latencyRates: [1_000, 10_000],
   latencySeconds: 10,
@@ -57,6 +60,7 @@ export const QUICK: Sizes = {
   capacitySessions: 200,
   capacitySubscribers: 2_000,
   capacityConnections: 4,
+  memoryStreams: 500,
   latencySeconds: 2,
   latencyWarmupSeconds: 1,
 };

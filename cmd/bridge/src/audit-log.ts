@@ -88,24 +88,27 @@ export const MAX_AUDIT_FIELD = 256;
 /** A record as written: flat, snake_case, only the fields that are set, strings redacted, then bounded. */
 export function auditLine(r: AuditRecord, at: Date, redact: Redactor): Record<string, string> {
   const id = r.identity ?? {};
-  const fields: [string, string | undefined][] = [
-    ['time', at.toISOString()],
-    ['kind', r.kind],
-    ['outcome', r.outcome],
-    ['reason', r.reason],
-    ['method', r.method],
-    ['session_id', r.sessionId],
-    ['project_id', r.projectId],
-    ['peer', id.peer],
-    ['cert_serial', id.certSerial],
-    ['cert_fingerprint', id.certFingerprint],
-    ['cert_identity', id.certIdentity],
-    ['iss', id.iss],
-    ['sub', id.sub],
-    ['detail', r.detail],
-  ];
+  // In the order written; undefined and empty fields are left out.
+  const fields: Record<string, string | undefined> = {
+    time: at.toISOString(),
+    kind: r.kind,
+    outcome: r.outcome,
+    reason: r.reason,
+    method: r.method,
+    session_id: r.sessionId,
+    project_id: r.projectId,
+    peer: id.peer,
+    cert_serial: id.certSerial,
+    cert_fingerprint: id.certFingerprint,
+    cert_identity: id.certIdentity,
+    iss: id.iss,
+    sub: id.sub,
+    detail: r.detail,
+  };
   const out: Record<string, string> = {};
-  for (const [k, v] of fields) if (v !== undefined && v !== '') out[k] = bounded(redact(v));
+  for (const [k, v] of Object.entries(fields)) {
+    if (v !== undefined && v !== '') out[k] = bounded(redact(v));
+  }
   return out;
 }
 

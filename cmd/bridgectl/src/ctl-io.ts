@@ -16,3 +16,19 @@ export interface CtlIo extends CliIo {
    */
   readAnswer?: (question: string, signal: AbortSignal) => Promise<string | undefined>;
 }
+
+/**
+ * The running process as bridgectl's io: its streams, environment and
+ * clock. Under `npm run`, INIT_CWD is where the user typed the command.
+ */
+export function processIo(): CtlIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.env.INIT_CWD ?? process.cwd(),
+    now: () => new Date(),
+    stdoutIsTty: process.stdout.isTTY === true,
+    stderrIsTty: process.stderr.isTTY === true,
+  };
+}

@@ -16,7 +16,7 @@ import { CliError } from '@agent-bridge/cli';
 import { connect } from './connection.js';
 import { explainConnectionError } from './connection-errors.js';
 import { resolveSettings, type Settings } from './connection-settings.js';
-import type { CtlIo } from './ctl-io.js';
+import { processIo } from './ctl-io.js';
 import { describeError } from './describe-error.js';
 import { EXIT } from './exit-codes.js';
 import { followEvents, rendererFor } from './follow-events.js';
@@ -39,15 +39,7 @@ const DAEMON_WAIT_MS = 60_000;
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
-const io: CtlIo = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-  env: process.env,
-  cwd: process.env.INIT_CWD ?? process.cwd(),
-  now: () => new Date(),
-  stdoutIsTty: process.stdout.isTTY === true,
-  stderrIsTty: process.stderr.isTTY === true,
-};
+const io = processIo();
 
 /** The dev profile's settings, once read: failures are explained with them. */
 let settings: Settings | undefined;

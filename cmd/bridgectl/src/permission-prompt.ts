@@ -6,7 +6,7 @@ import {
 } from '@agent-bridge/bridgeclient';
 import { scope } from '@agent-bridge/scope';
 import type { CtlIo } from './ctl-io.js';
-import { DECISION_WORDS } from './render-events.js';
+import { DECISION_WORDS } from './permission-lines.js';
 
 /** What a person types for each decision: its key, or the word the key stands for. */
 const ANSWERS: Record<PermissionDecision, { key: string; word: string }> = {

@@ -1,55 +1,8 @@
-import {
-  awaitsAnswer,
-  type PermissionDecision,
-  type PermissionRequest,
-  type PermissionResolution,
-  permissionRequest,
-  permissionResolution,
-  type SessionEvent,
-} from '@agent-bridge/bridgeclient';
+import type { SessionEvent } from '@agent-bridge/bridgeclient';
+import { permissionLines } from './permission-lines.js';
+import { COLOURS, compact, PLAIN, type Style } from './terminal-style.js';
 
-/** ANSI styles, or none: colour only for a terminal and when NO_COLOR is unset. */
-interface Style {
-  dim: (s: string) => string;
-  bold: (s: string) => string;
-  red: (s: string) => string;
-  yellow: (s: string) => string;
-  cyan: (s: string) => string;
-  green: (s: string) => string;
-}
-
-const ansi = (code: number) => (s: string) => `\x1b[${code}m${s}\x1b[0m`;
-const COLOURS: Style = {
-  dim: ansi(2),
-  bold: ansi(1),
-  red: ansi(31),
-  yellow: ansi(33),
-  cyan: ansi(36),
-  green: ansi(32),
-};
-const PLAIN: Style = {
-  dim: (s) => s,
-  bold: (s) => s,
-  red: (s) => s,
-  yellow: (s) => s,
-  cyan: (s) => s,
-  green: (s) => s,
-};
-
-/** Whether to colour: a terminal, and NO_COLOR unset or empty (no-color.org). */
-export const useColour = (isTty: boolean, env: Record<string, string | undefined>): boolean =>
-  isTty && !env.NO_COLOR;
-
-const MAX_INLINE = 160;
-
-/** One line of at most MAX_INLINE characters, saying how much was left out. */
-function compact(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
-  const lines = text.split('\n');
-  let line = (lines[0] ?? '').trim();
-  if (line.length > MAX_INLINE) line = `${line.slice(0, MAX_INLINE - 1)}…`;
-  return lines.length > 1 ? `${line} (+${lines.length - 1} lines)` : line;
-}
+export { useColour } from './terminal-style.js';
 
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
@@ -67,43 +20,6 @@ function turnSummary(data: Record<string, unknown>): string {
   if (ms !== undefined) parts.push(`${(ms / 1000).toFixed(1)}s`);
   if (data.interrupted === true) parts.push('interrupted');
   return parts.join(' · ');
-}
-
-/** A decision as people say it. */
-export const DECISION_WORDS: Record<PermissionDecision, string> = {
-  allow_once: 'allowed once',
-  allow_session: 'allowed for the session',
-  deny: 'denied',
-};
-
-/** A time to the second, in UTC: the same on every terminal, and what the daemon logs. */
-const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-/**
- * A permission request in two lines: what the agent wants, then (when it
- * waits for an answer) the answers offered and what happens if none comes.
- */
-function requestLines(r: PermissionRequest, s: Style): string {
-  const what = `${s.bold(s.yellow(`? ${r.tool || 'tool'}`))} ${compact(r.summary)}`;
-  if (!awaitsAnswer(r)) return `${what} ${s.dim(`(permissions: ${r.mode})`)}`;
-  const expiry = r.expiresAt
-    ? ` · ${r.fallback ?? 'deny'} at ${isoSeconds(r.expiresAt)} unless answered`
-    : '';
-  return `${what}\n${s.dim(`  waits for an answer: ${r.options.join(', ')}${expiry} · request ${r.requestId}`)}`;
-}
-
-/** Who decided, and for a caller who they are (token subject and issuer, certificate). */
-function decidedBy(r: PermissionResolution): string {
-  if (r.decidedBy !== 'caller' || !r.caller) return `by ${r.decidedBy || 'unknown'}`;
-  const { subject, issuer, certificate } = r.caller;
-  return `by caller ${subject}${issuer ? ` (issuer ${issuer}${certificate ? `, certificate ${certificate}` : ''})` : ''}`;
-}
-
-function resolutionLine(r: PermissionResolution, s: Style): string {
-  const denied = r.decision === 'deny';
-  const head = `${denied ? '✗' : '✓'} ${r.tool || 'tool'} ${DECISION_WORDS[r.decision]}`;
-  const reason = r.reason ? ` · reason: ${compact(r.reason)}` : '';
-  return `${denied ? s.red(head) : s.green(head)} ${s.dim(`${decidedBy(r)}${reason}`)}`;
 }
 
 /**
@@ -183,9 +99,8 @@ export class EventRenderer {
         return s.yellow(`! ${which} were lost: the daemon's buffer overflowed`);
       }
       case 'PERMISSION_REQUESTED':
-        return requestLines(permissionRequest(e) as PermissionRequest, s);
       case 'PERMISSION_RESOLVED':
-        return resolutionLine(permissionResolution(e) as PermissionResolution, s);
+        return permissionLines(e, s);
       case 'STDOUT':
         return e.text;
       case 'STDERR':

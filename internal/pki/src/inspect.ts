@@ -59,28 +59,40 @@ function keyTypeOf(key: Parameters<typeof describeKeyObject>[0]): string {
 
 function inspectCertificate(pem: string): InspectedItem {
   const facts = certificateFacts(pem);
-  const fields: Record<string, InspectValue> = {
-    subject: facts.subject,
-    issuer: facts.issuer,
-    kind: facts.kind,
-    ca: facts.isCa,
+  const { subject, issuer, kind, isCa: ca, pathLength, selfIssued, keyType, sans } = facts;
+  // In the order shown; a field that does not apply is left out.
+  const fields: Record<string, InspectValue | undefined> = {
+    subject,
+    issuer,
+    kind,
+    ca,
+    pathLength,
+    selfIssued,
+    serial: facts.serialHex,
+    notBefore: facts.notBefore.toISOString(),
+    notAfter: facts.notAfter.toISOString(),
+    keyType,
+    dns: sans.dns.length ? sans.dns : undefined,
+    ip: sans.ip.length ? sans.ip : undefined,
+    uri: sans.uri.length ? sans.uri : undefined,
+    clientIdentity: facts.clientName || undefined,
+    extendedKeyUsage: facts.extendedKeyUsages.length
+      ? facts.extendedKeyUsages.map(ekuName)
+      : undefined,
+    subjectKeyId: facts.subjectKeyId || undefined,
+    authorityKeyId: facts.authorityKeyId || undefined,
+    fingerprintSha256: facts.fingerprintSha256,
   };
-  if (facts.pathLength !== undefined) fields.pathLength = facts.pathLength;
-  fields.selfIssued = facts.selfIssued;
-  fields.serial = facts.serialHex;
-  fields.notBefore = facts.notBefore.toISOString();
-  fields.notAfter = facts.notAfter.toISOString();
-  fields.keyType = facts.keyType;
-  if (facts.sans.dns.length) fields.dns = facts.sans.dns;
-  if (facts.sans.ip.length) fields.ip = facts.sans.ip;
-  if (facts.sans.uri.length) fields.uri = facts.sans.uri;
-  if (facts.clientName) fields.clientIdentity = facts.clientName;
-  if (facts.extendedKeyUsages.length)
-    fields.extendedKeyUsage = facts.extendedKeyUsages.map(ekuName);
-  if (facts.subjectKeyId) fields.subjectKeyId = facts.subjectKeyId;
-  if (facts.authorityKeyId) fields.authorityKeyId = facts.authorityKeyId;
-  fields.fingerprintSha256 = facts.fingerprintSha256;
-  return { type: 'certificate', fields };
+  return { type: 'certificate', fields: present(fields) };
+}
+
+/** The fields that are set. */
+function present(fields: Record<string, InspectValue | undefined>): Record<string, InspectValue> {
+  return Object.fromEntries(
+    Object.entries(fields).filter(
+      (entry): entry is [string, InspectValue] => entry[1] !== undefined,
+    ),
+  );
 }
 
 const EKU_NAMES: Record<string, string> = {

@@ -19,7 +19,7 @@ import {
 } from './private/convert.js';
 import type { DaemonChannel } from './private/daemon-channel.js';
 import { runTask } from './private/run-task.js';
-import type { Tokens } from './private/token-source.js';
+import type { Tokens } from './private/token-cache.js';
 import { type Unary, unaryCalls } from './private/unary-call.js';
 import type { TaskOptions } from './run-task.js';
 import type { ListSessionsOptions, StartSessionRequest } from './session-requests.js';

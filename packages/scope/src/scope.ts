@@ -22,18 +22,11 @@ export function endCause(signal: AbortSignal): EndCause | undefined {
 /** Schedules `fn` after `ms` unless `signal` aborts first (the core's Timers.after has this shape). */
 export type After = (ms: number, fn: () => void, signal: AbortSignal) => void;
 
-const unrefTimer: After = (ms, fn, signal) => {
-  if (signal.aborted) return;
-  const timer = setTimeout(fn, ms);
-  timer.unref();
-  signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
-};
-
 export interface ScopeOptions {
   /** Ends the scope this long after it starts, with `ScopeEnded('timeout')` unless `timeoutReason` says otherwise. */
   timeoutMs?: number;
   timeoutReason?: () => unknown;
-  /** The timer to use (a fake one in tests); by default an unref'd setTimeout. */
+  /** The timer to use (a fake one in tests); by default an unref'd setTimeout, cleared when the scope ends. */
   after?: After;
 }
 
@@ -62,34 +55,32 @@ export function scope(
   const controller = new AbortController();
   const signal = controller.signal;
   const list: readonly AbortSignal[] = Array.isArray(parents) ? parents : [parents as AbortSignal];
+  const ended = list.find((parent) => parent.aborted);
+  if (ended) {
+    controller.abort(ended.reason);
+    return { signal, end: () => {} };
+  }
+  // Every way a scope ends goes through `end`, so it lets go of its parents
+  // and its timer there: no listener on its own signal (a daemon holds a
+  // scope for each of tens of thousands of streams).
+  let timer: NodeJS.Timeout | undefined;
   const end = (reason?: unknown) => {
-    if (!signal.aborted) controller.abort(reason);
+    if (signal.aborted) return;
+    controller.abort(reason);
+    for (let i = 0; i < list.length; i++) list[i]!.removeEventListener('abort', onAborts[i]!);
+    if (timer !== undefined) clearTimeout(timer);
   };
-  const listeners: (() => void)[] = [];
-  for (const parent of list) {
-    if (parent.aborted) {
-      end(parent.reason);
-      break;
-    }
+  const onAborts = list.map((parent) => {
     const onAbort = () => end(parent.reason);
     parent.addEventListener('abort', onAbort, { once: true });
-    listeners.push(() => parent.removeEventListener('abort', onAbort));
-  }
-  if (signal.aborted) for (const off of listeners) off();
-  else {
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const off of listeners) off();
-      },
-      { once: true },
-    );
-    if (o.timeoutMs !== undefined) {
-      (o.after ?? unrefTimer)(
-        o.timeoutMs,
-        () => end(o.timeoutReason?.() ?? new ScopeEnded('timeout')),
-        signal,
-      );
+    return onAbort;
+  });
+  if (o.timeoutMs !== undefined) {
+    const expire = () => end(o.timeoutReason?.() ?? new ScopeEnded('timeout'));
+    if (o.after) o.after(o.timeoutMs, expire, signal);
+    else {
+      timer = setTimeout(expire, o.timeoutMs);
+      timer.unref();
     }
   }
   return { signal, end };

@@ -2,8 +2,9 @@ import type { Command } from '@agent-bridge/cli';
 import { CliError } from '@agent-bridge/cli';
 import { type CertificateFacts, certificateFacts, certificatePems } from '@agent-bridge/pki';
 import { EXIT } from '../exit-codes.js';
-import { PUBLIC_MODE, readInput, writeOutputs } from '../private/files.js';
-import { flag, requiredString, stringList } from '../private/option-values.js';
+import { claimOutput } from '../private/claimed-output.js';
+import { readInput } from '../private/files.js';
+import { stringList } from '../private/option-values.js';
 import { FORCE_OPTION } from '../private/shared-options.js';
 
 export const bundleCommand: Command = {
@@ -33,9 +34,9 @@ export const bundleCommand: Command = {
   ],
   async run(ctx) {
     const { values } = ctx;
-    const out = ctx.path(requiredString(values, 'out'));
     const roots = await readCas(ctx.path, stringList(values, 'ca'), 'CA certificate');
     if (roots.length === 0) throw new CliError(EXIT.usage, '--ca is required');
+    const out = await claimOutput(ctx);
     const crosses = await readCas(
       ctx.path,
       stringList(values, 'cross-signed'),
@@ -55,17 +56,14 @@ export const bundleCommand: Command = {
       seen.add(m.facts.fingerprintSha256);
       return true;
     });
-    await writeOutputs(
-      [{ path: out, content: members.map((m) => m.pem).join(''), mode: PUBLIC_MODE }],
-      flag(values, 'force'),
-    );
+    await out.write(members.map((m) => m.pem).join(''));
     return {
       text: [
-        `wrote ${out} with ${members.length} certificate(s):`,
+        `wrote ${out.path} with ${members.length} certificate(s):`,
         ...members.map((m) => `  ${m.facts.subject} (issuer ${m.facts.issuer})`),
       ],
       json: {
-        bundle: out,
+        bundle: out.path,
         certificates: members.map((m) => ({
           subject: m.facts.subject,
           issuer: m.facts.issuer,

@@ -6,10 +6,10 @@ import {
   revokedEntries,
   writeCaDatabase,
 } from '@agent-bridge/pki';
+import { claimOutput } from '../private/claimed-output.js';
 import { daysOption } from '../private/duration.js';
-import { checkOutputs, PUBLIC_MODE, writeOutputs } from '../private/files.js';
 import { openCaFromOptions } from '../private/open-ca.js';
-import { flag, optionalString, requiredString } from '../private/option-values.js';
+import { optionalString } from '../private/option-values.js';
 import { CA_OPTIONS, FORCE_OPTION, PASSPHRASE_OPTION } from '../private/shared-options.js';
 
 export const crlCommand: Command = {
@@ -37,26 +37,25 @@ export const crlCommand: Command = {
     'every CA in the trust bundle needs a current one. A cron job passes --force.',
   ],
   async run(ctx) {
-    const { values } = ctx;
-    const out = ctx.path(requiredString(values, 'out'));
-    const force = flag(values, 'force');
-    const days = daysOption(optionalString(values, 'days'), DEFAULT_CRL_DAYS);
-    await checkOutputs([out], force);
+    const days = daysOption(optionalString(ctx.values, 'days'), DEFAULT_CRL_DAYS);
+    const out = await claimOutput(ctx);
     const opened = await openCaFromOptions(ctx);
     const now = ctx.io.now();
     const db = await readCaDatabase(opened.dbPath, opened.facts);
     const crlNumber = db.crlNumber + 1;
     const revoked = revokedEntries(db);
     const pem = await createCrl({ ca: opened.ca, revoked, days, now, crlNumber });
-    await writeOutputs([{ path: out, content: pem, mode: PUBLIC_MODE }], force);
+    await out.write(pem);
     // Counted only once the CRL is out, so a failure does not skip a number.
     db.crlNumber = crlNumber;
     await writeCaDatabase(opened.dbPath, db);
     const count = revoked.length;
     const nextUpdate = new Date(now.getTime() + days * 86_400_000).toISOString();
     return {
-      text: [`wrote ${out}: CRL number ${crlNumber}, ${count} revoked, next update ${nextUpdate}`],
-      json: { crl: out, crlNumber, revoked: count, nextUpdate },
+      text: [
+        `wrote ${out.path}: CRL number ${crlNumber}, ${count} revoked, next update ${nextUpdate}`,
+      ],
+      json: { crl: out.path, crlNumber, revoked: count, nextUpdate },
     };
   },
 };

@@ -1,10 +1,10 @@
 import type { Command } from '@agent-bridge/cli';
 import { certificateFacts, crossSign, recordIssued } from '@agent-bridge/pki';
 import { certificateJson, updateCaDatabase } from '../private/ca-records.js';
+import { claimOutput } from '../private/claimed-output.js';
 import { parseDays } from '../private/duration.js';
-import { checkOutputs, PUBLIC_MODE, writeOutputs } from '../private/files.js';
 import { openCa, readCaCertificate } from '../private/open-ca.js';
-import { flag, optionalString, requiredString } from '../private/option-values.js';
+import { optionalString, requiredString } from '../private/option-values.js';
 import { FORCE_OPTION, PASSPHRASE_OPTION } from '../private/shared-options.js';
 
 export const crossSignCommand: Command = {
@@ -51,11 +51,9 @@ export const crossSignCommand: Command = {
   ],
   async run(ctx) {
     const { values } = ctx;
-    const out = ctx.path(requiredString(values, 'out'));
-    const force = flag(values, 'force');
     const daysText = optionalString(values, 'days');
     const days = daysText === undefined ? undefined : parseDays(daysText, '--days');
-    await checkOutputs([out], force);
+    const out = await claimOutput(ctx);
     const target = await readCaCertificate(
       ctx,
       ctx.path(requiredString(values, 'target-ca')),
@@ -69,18 +67,18 @@ export const crossSignCommand: Command = {
     );
     const now = ctx.io.now();
     const pem = await crossSign({ signer: opened.ca, targetCaPem: target.pem, days, now });
-    await writeOutputs([{ path: out, content: pem, mode: PUBLIC_MODE }], force);
+    await out.write(pem);
     const facts = certificateFacts(pem);
     await updateCaDatabase(opened, (db) =>
-      recordIssued(db, facts, { file: out, kind: 'cross-signed', now }),
+      recordIssued(db, facts, { file: out.path, kind: 'cross-signed', now }),
     );
     return {
       text: [
         `cross-signed ${facts.subject} by ${facts.issuer}, serial ${facts.serialHex}`,
         `  valid until ${facts.notAfter.toISOString()}`,
-        `  certificate: ${out}`,
+        `  certificate: ${out.path}`,
       ],
-      json: { ...certificateJson(facts), cert: out },
+      json: { ...certificateJson(facts), cert: out.path },
     };
   },
 };

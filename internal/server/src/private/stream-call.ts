@@ -14,8 +14,8 @@ interface OpenedStream<T> {
   headers: Metadata;
   /** The messages an item is sent as (already encoded: see event-wire.ts). */
   encode: (item: T) => readonly Buffer[];
-  /** Releases what the source holds; called once the call is over. */
-  close(): void;
+  /** Releases what the source holds; called once the call is over, without its object (the rest is not kept). */
+  close: () => void;
 }
 
 /**
@@ -27,6 +27,21 @@ export type StreamHandler<Req, T> = (
   req: Req,
   signal: AbortSignal,
 ) => OpenedStream<T>;
+
+/**
+ * After a stream stopped on its scope: the token's expiry and the daemon's
+ * shutdown end the call with their status; the client's leaving, with none.
+ */
+function ended(signal: AbortSignal): void {
+  const why = signal.reason;
+  if (why instanceof TokenExpiredDuringStream) throw why;
+  if (endCause(signal) === 'shutdown') {
+    throw unavailable('the daemon is shutting down', 'shutting_down');
+  }
+}
+
+/** Why a stream's scope ends at its token's expiry; one function for every call. */
+const tokenExpired = () => new TokenExpiredDuringStream();
 
 /**
  * A server-streaming RPC: the call authenticated first, then `handler`
@@ -45,37 +60,39 @@ export function streamCall<Req, T>(
   const { ctx, record, timed } = kit;
   return (call) => {
     const started = process.hrtime.bigint();
-    // The call's scope: ended by the client (cancel, close) or with the daemon's.
-    const lifetime = scope(ctx.lifetime ?? []);
-    const gone = () => lifetime.end(new ScopeEnded('stop'));
-    call.on('cancelled', gone);
-    call.on('close', gone);
     const peer = kit.peerOf(call);
     let caller: Caller | undefined;
-    let opened: OpenedStream<T> | undefined;
-    // Inside the call's: no longer than the token that opened the stream.
-    let open: Scope | undefined;
+    // What the call keeps of what the handler opened: the headers are sent and dropped.
+    let release: (() => void) | undefined;
+    // The call's scope, from the moment its caller is known: ended by the
+    // client (cancel, close), with the daemon's, or when the token that
+    // opened the stream expires. One scope a stream: a daemon holds tens of
+    // thousands of them.
+    let lifetime: Scope | undefined;
+    const gone = () => lifetime?.end(new ScopeEnded('stop'));
+    call.on('cancelled', gone);
+    call.on('close', gone);
     (async () => {
       const auth = await authenticate(ctx.verifier, ctx.limits, call.metadata, peer);
       caller = auth.caller;
-      open = scope(lifetime.signal, {
+      const own = scope(ctx.lifetime ?? [], {
         timeoutMs: Math.max(0, auth.validUntil - Date.now()),
-        timeoutReason: () => new TokenExpiredDuringStream(),
+        timeoutReason: tokenExpired,
       });
+      lifetime = own;
+      const { signal } = own;
+      // The client may have gone while the token was checked.
+      if (call.cancelled || call.destroyed) gone();
       const req = call.request;
-      opened = handler(caller, req, open.signal);
-      call.sendMetadata(opened.headers);
+      const { source, headers, encode, close } = handler(caller, req, signal);
+      release = close;
+      call.sendMetadata(headers);
       record(method, req, peer, caller, undefined);
       timed(method, started, status.OK);
-      if (await sendStream(call, opened.source, opened.encode, open.signal)) {
-        call.end();
-        return;
-      }
-      const why = open.signal.reason;
-      if (why instanceof TokenExpiredDuringStream) throw why;
-      if (endCause(open.signal) === 'shutdown') {
-        throw unavailable('the daemon is shutting down', 'shutting_down');
-      }
+      // Returned, not awaited: this frame is not kept for the stream's life.
+      return sendStream(call, source, encode, signal).then((finished) =>
+        finished ? call.end() : ended(signal),
+      );
     })()
       .catch((err) => {
         if (err instanceof TokenExpiredDuringStream) {
@@ -83,21 +100,20 @@ export function streamCall<Req, T>(
           call.emit('error', err.status());
           return;
         }
-        const refused = opened === undefined;
+        const refused = release === undefined;
         const shutdown = err instanceof BridgeError && err.reason === 'shutting_down';
-        const e =
-          refused || shutdown || !lifetime.signal.aborted ? kit.fail(method, err) : undefined;
+        const ended = lifetime?.signal.aborted ?? call.cancelled;
+        const e = refused || shutdown || !ended ? kit.fail(method, err) : undefined;
         if (refused) {
           record(method, call.request, peer, caller, err);
           if (e) timed(method, started, e.code);
         }
         // grpc-js turns an 'error' event on a server stream into the call's status.
-        if (e && (shutdown || !lifetime.signal.aborted)) call.emit('error', e);
+        if (e && (shutdown || !ended)) call.emit('error', e);
       })
       .finally(() => {
-        open?.end();
-        lifetime.end();
-        opened?.close();
+        lifetime?.end();
+        release?.();
       });
   };
 }

@@ -6,8 +6,9 @@ import { type BridgeClientOptions, parseDuration } from '../options.js';
 import { DaemonChannel } from './daemon-channel.js';
 import { DaemonCredentials } from './daemon-credentials.js';
 import { readPem } from './pem.js';
+import type { Tokens } from './token-cache.js';
 import { TokenHook } from './token-hook.js';
-import { TokenSource, type Tokens } from './token-source.js';
+import { TokenSource } from './token-source.js';
 
 /** Events can be large (a long agent message); the daemon's batches stay well below this. */
 const MAX_RECEIVE_BYTES = 64 * 1024 * 1024;

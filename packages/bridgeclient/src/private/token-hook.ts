@@ -1,5 +1,5 @@
 import type { TokenFunction } from '../options.js';
-import type { Tokens } from './token-source.js';
+import { type RenewableToken, TokenCache } from './token-cache.js';
 
 /** A token from the caller's function is asked again this long before it expires (unless it lives shorter). */
 const MIN_MARGIN_MS = 5000;
@@ -12,50 +12,28 @@ const MIN_MARGIN_MS = 5000;
  * daemon does that). After the daemon ended a stream for an expired token,
  * the function is called with `renew: true`.
  */
-export class TokenHook implements Tokens {
-  private current: { token: string; renewAt: number } | undefined;
-  private asking: Promise<string> | undefined;
-  private renewNext = false;
-
-  constructor(
-    private readonly fn: TokenFunction,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  renew(): void {
-    this.current = undefined;
-    this.renewNext = true;
+export class TokenHook extends TokenCache {
+  constructor(fn: TokenFunction, now: () => number = Date.now) {
+    super((renew) => ask(fn, renew, now), now);
   }
+}
 
-  token(): Promise<string> {
-    const cached = this.current;
-    if (cached && this.now() < cached.renewAt) return Promise.resolve(cached.token);
-    this.asking ??= this.ask().finally(() => {
-      this.asking = undefined;
+async function ask(fn: TokenFunction, renew: boolean, now: () => number): Promise<RenewableToken> {
+  let token: unknown;
+  try {
+    token = await fn({ renew });
+  } catch (err) {
+    throw new Error(`jwt.token: the token function failed: ${(err as Error).message}`, {
+      cause: err,
     });
-    return this.asking;
   }
-
-  private async ask(): Promise<string> {
-    const renew = this.renewNext;
-    this.renewNext = false;
-    let token: unknown;
-    try {
-      token = await this.fn({ renew });
-    } catch (err) {
-      throw new Error(`jwt.token: the token function failed: ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
-    const { iat, exp } = lifetime(token);
-    const nowSec = this.now() / 1000;
-    if (exp <= nowSec) throw new Error(`jwt.token: the token function returned an expired token`);
-    const ttlMs = (exp - Math.min(iat ?? nowSec, nowSec)) * 1000;
-    // A quarter of the lifetime, at least 5 s, but never more than half of it.
-    const margin = Math.min(ttlMs / 2, Math.max(MIN_MARGIN_MS, ttlMs / 4));
-    this.current = { token: token as string, renewAt: Math.max(this.now(), exp * 1000 - margin) };
-    return token as string;
-  }
+  const { iat, exp } = lifetime(token);
+  const nowSec = now() / 1000;
+  if (exp <= nowSec) throw new Error(`jwt.token: the token function returned an expired token`);
+  const ttlMs = (exp - Math.min(iat ?? nowSec, nowSec)) * 1000;
+  // A quarter of the lifetime, at least 5 s, but never more than half of it.
+  const margin = Math.min(ttlMs / 2, Math.max(MIN_MARGIN_MS, ttlMs / 4));
+  return { token: token as string, renewAt: Math.max(now(), exp * 1000 - margin) };
 }
 
 /** `iat` and `exp` of a compact JWS, read without verifying it. */

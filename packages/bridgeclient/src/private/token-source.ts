@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, SignJWT } from 'jose';
+import { type RenewableToken, TokenCache } from './token-cache.js';
 
 export interface TokenClaims {
   issuer: string;
@@ -13,14 +14,6 @@ export interface TokenClaims {
   keyId?: string | undefined;
 }
 
-/** Where a client's bearer tokens come from: the local signer, or the caller's own function. */
-export interface Tokens {
-  /** A valid token: the cached one, or a fresh one once the cached is due for renewal. */
-  token(): Promise<string>;
-  /** Forgets the cached token: the next call gets a fresh one. */
-  renew(): void;
-}
-
 /** The `typ` of our tokens (the daemon accepts JWT or none), as `bridge-ca jwt-mint` writes it. */
 const TOKEN_TYPE = 'JWT';
 
@@ -30,77 +23,60 @@ const TOKEN_TYPE = 'JWT';
  * of clients does not renew in lockstep). Concurrent callers share one
  * minting.
  */
-export class TokenSource implements Tokens {
-  private readonly key: KeyObject;
-  private kid: string | undefined;
-
-  private current: { token: string; renewAt: number } | undefined;
-  private minting: Promise<string> | undefined;
-
+export class TokenSource extends TokenCache {
   constructor(
     privateKeyPem: string,
-    private readonly claims: TokenClaims,
-    private readonly now: () => number = Date.now,
-    private readonly random: () => number = Math.random,
+    claims: TokenClaims,
+    now: () => number = Date.now,
+    random: () => number = Math.random,
   ) {
-    try {
-      this.key = createPrivateKey(privateKeyPem);
-    } catch (err) {
-      throw new TypeError('jwt.privateKey: not a readable unencrypted private key', {
-        cause: err,
-      });
-    }
-    if (this.key.asymmetricKeyType !== 'ed25519') {
-      throw new TypeError(
-        `jwt.privateKey: an Ed25519 key is needed, got ${this.key.asymmetricKeyType}`,
-      );
-    }
+    const key = signingKey(privateKeyPem);
     if (claims.ttlMs < 2000) throw new TypeError('jwt.ttl must be at least 2s');
-  }
-
-  /**
-   * Forgets the cached token, so the next call mints a fresh one: the
-   * daemon ended a stream because the token that opened it expired, which
-   * a client whose clock runs behind the daemon's may not have seen coming.
-   */
-  renew(): void {
-    this.current = undefined;
-  }
-
-  /** A valid token: the cached one, or a fresh one once the cached is due for renewal. */
-  token(): Promise<string> {
-    const cached = this.current;
-    if (cached && this.now() < cached.renewAt) return Promise.resolve(cached.token);
-    this.minting ??= this.mint().finally(() => {
-      this.minting = undefined;
-    });
-    return this.minting;
-  }
-
-  private async mint(): Promise<string> {
     // The key id the daemon may choose the key by: its RFC 7638 thumbprint.
-    this.kid ??=
-      this.claims.keyId ??
-      (await calculateJwkThumbprint(await exportJWK(createPublicKey(this.key))));
-    const { ttlMs, certThumbprint } = this.claims;
-    const nowMs = this.now();
-    const iat = Math.floor(nowMs / 1000);
-    const exp = iat + Math.floor(ttlMs / 1000);
-    const token = await new SignJWT({
-      project_id: this.claims.projectId,
-      ...(certThumbprint ? { cnf: { 'x5t#S256': certThumbprint } } : {}),
-    })
-      .setProtectedHeader({ alg: 'EdDSA', typ: TOKEN_TYPE, kid: this.kid })
-      .setIssuer(this.claims.issuer)
-      .setSubject(this.claims.subject)
-      .setAudience(this.claims.audience)
-      .setIssuedAt(iat)
-      .setExpirationTime(exp)
-      .setJti(randomUUID())
-      .sign(this.key);
-    // Renew with a quarter of the lifetime left, minus up to a tenth more at random.
-    const margin = ttlMs / 4 + this.random() * (ttlMs / 10);
-    this.current = { token, renewAt: exp * 1000 - margin };
-    return token;
+    let kid = claims.keyId;
+    super(async () => {
+      kid ??= await calculateJwkThumbprint(await exportJWK(createPublicKey(key)));
+      return mint(key, kid, claims, now(), random());
+    }, now);
   }
+}
+
+function signingKey(pem: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch (err) {
+    throw new TypeError('jwt.privateKey: not a readable unencrypted private key', { cause: err });
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new TypeError(`jwt.privateKey: an Ed25519 key is needed, got ${key.asymmetricKeyType}`);
+  }
+  return key;
+}
+
+async function mint(
+  key: KeyObject,
+  kid: string,
+  claims: TokenClaims,
+  nowMs: number,
+  jitter: number,
+): Promise<RenewableToken> {
+  const { ttlMs, certThumbprint } = claims;
+  const iat = Math.floor(nowMs / 1000);
+  const exp = iat + Math.floor(ttlMs / 1000);
+  const token = await new SignJWT({
+    project_id: claims.projectId,
+    ...(certThumbprint ? { cnf: { 'x5t#S256': certThumbprint } } : {}),
+  })
+    .setProtectedHeader({ alg: 'EdDSA', typ: TOKEN_TYPE, kid })
+    .setIssuer(claims.issuer)
+    .setSubject(claims.subject)
+    .setAudience(claims.audience)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .setJti(randomUUID())
+    .sign(key);
+  // Renew with a quarter of the lifetime left, minus up to a tenth more at random.
+  const margin = ttlMs / 4 + jitter * (ttlMs / 10);
+  return { token, renewAt: exp * 1000 - margin };
 }
