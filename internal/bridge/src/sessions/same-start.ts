@@ -8,7 +8,7 @@ import type { SessionTable } from './session-table.js';
  * provider, repository and every agent option alike (in any order). An
  * idempotent retry must match; anything else under the same id is refused.
  */
-export function sameStart(a: StartRequest, b: StartRequest): boolean {
+function sameStart(a: StartRequest, b: StartRequest): boolean {
   if (a.projectId !== b.projectId || a.provider !== b.provider || a.repoPath !== b.repoPath) {
     return false;
   }
