@@ -169,9 +169,10 @@ export class SessionEvents {
       this.deliver(stored, bytes, terminal);
       this.log.append(stored.seq, bytes);
     } else {
-      // The codec may reuse its bytes: the copy waits for the commit.
-      this.pending.push({ event: stored, bytes: Buffer.from(bytes), terminal });
-      this.log.append(stored.seq, bytes);
+      // The codec may reuse its bytes: a copy waits for the commit, in the log and here.
+      const copy = Buffer.from(bytes);
+      this.pending.push({ event: stored, bytes: copy, terminal });
+      this.log.append(stored.seq, copy);
     }
     if (stored.type === 'STDERR') this.keepStderr(stored.text, stored.data?.continued === true);
     auditEvent(this.deps.audit, stored, this.deps.startedBy?.identity);

@@ -1,5 +1,17 @@
-import type { SessionSnapshot } from '../types.js';
-import type { Session } from './session.js';
+import type { EventRing } from '../events/event-ring.js';
+import type { SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
+
+/** What a snapshot reads of a session (a Session is one). */
+export interface SnapshotSource {
+  readonly id: string;
+  readonly projectId: string;
+  readonly request: StartRequest;
+  readonly status: SessionStatus;
+  readonly createdAt: number;
+  readonly repoPath: string;
+  readonly ring: EventRing;
+  readonly readers: { readonly count: number };
+}
 
 /** What a session learns of its agent's process and its own end, as it goes. */
 export interface SessionFacts {
@@ -12,7 +24,7 @@ export interface SessionFacts {
 }
 
 /** A session as GetSession and ListSessions report it. */
-export function snapshotOf(s: Session, facts: Readonly<SessionFacts>): SessionSnapshot {
+export function snapshotOf(s: SnapshotSource, facts: Readonly<SessionFacts>): SessionSnapshot {
   return {
     sessionId: s.id,
     projectId: s.projectId,

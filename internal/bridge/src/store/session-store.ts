@@ -39,9 +39,10 @@ export interface EventLog {
    */
   readonly commitsAtOnce: boolean;
   /**
-   * Stores event `seq` (one after the previous append), as encoded. The
-   * bytes are the caller's only until `append` returns: a log that commits
-   * later copies them.
+   * Stores event `seq` (one after the previous append), as encoded. A log
+   * that commits later keeps `bytes` until then: the caller hands them
+   * over and does not reuse them (one that commits at once is done with
+   * them when `append` returns).
    */
   append(seq: number, bytes: Uint8Array): void;
   /** Events before `seq` are no longer kept: the ring's bounds, kept on disk too. */
