@@ -80,8 +80,15 @@ export default {
       'internal-leaf-imports-no-workspace-package',
       'config, pki, auth and providers (and any new internal package) import none of our ' +
         'other packages: each stands on its own. Only the core and the server depend on others.',
-      { path: '^internal/([^/]+)/', pathNot: '^internal/(bridge|server)/' },
+      { path: '^internal/([^/]+)/', pathNot: '^internal/(bridge|server|store)/' },
       { path: WORKSPACE, pathNot: ['^internal/$1/', SHARED, WAITS] },
+    ),
+    forbid(
+      'store-imports-the-core-only',
+      "The session store (internal/store) implements the core's SessionStore seam: it imports " +
+        'the core and nothing else of ours; the core never imports it (cmd/bridge plugs it in).',
+      { path: '^internal/store/' },
+      { path: WORKSPACE, pathNot: ['^internal/(store|bridge)/', SHARED, WAITS] },
     ),
     forbid(
       'server-imports-daemon-parts-only',

@@ -17,7 +17,7 @@ const NEVER = ['**/node_modules/**', 'tests/contract/**'];
  * fault injection (kills, floods, restarts, stalls), the CLIs run as
  * processes against openssl, packaging and the examples, the SDK under
  * network cuts and daemon restarts, the floods of the security catalogue,
- * and start-ups beside a CPU hog.
+ * start-ups beside a CPU hog, and the session store killed mid-write.
  */
 const SLOW = [
   'tests/src/faults/**/*.test.ts',
@@ -30,6 +30,7 @@ const SLOW = [
   'tests/src/sdk/{network-cuts,restart-acks,tokens,resume,delivery}.test.ts',
   'tests/src/security/{http2-limits,fanout,handshake-flood,path-race,rate-limits}.test.ts',
   'tests/src/providers/{concurrent-start,busy-host-probes}.test.ts',
+  'internal/store/src/lmdb-crash.test.ts',
 ];
 
 // One run for the whole workspace. Workspace packages resolve to their

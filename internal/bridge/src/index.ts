@@ -17,6 +17,8 @@ export { DENY_ALL, type PermissionPolicy } from './permissions/permission-policy
 export { EventRedactor } from './redaction/event-redactor.js';
 export { createRedactor, REDACTED, type Redactor, SecretRedactor } from './redaction/redactor.js';
 export { SessionManager } from './sessions/session-manager.js';
+export { memoryStore } from './store/memory-store.js';
+export type { CommitSink, EventLog, SessionStore } from './store/session-store.js';
 export type {
   Caller,
   PermissionAnswer,

@@ -16,7 +16,8 @@ export interface ReadOptions {
 
 /**
  * Reads a session's events from a position: replay, then live tail, then
- * completion after the terminal event. The reader holds only a seq, so a
+ * completion after the terminal event. It reads the ring, which holds only
+ * events the session store has committed. The reader holds only a seq, so a
  * consumer that stops pulling (gRPC backpressure) costs nothing; when its
  * position has been evicted meanwhile it gets one BUFFER_OVERFLOW event
  * with the missing range and continues from the oldest retained event.
@@ -57,8 +58,9 @@ export async function* readEvents(
         if (slice.terminal) return;
         continue;
       }
-      // Caught up: an ended session gets no more events, so only a live one is worth waiting for.
-      if (session.ended) return;
+      // Caught up: after the terminal event (committed, in the ring) none
+      // follows, so only a ring without it is worth waiting on.
+      if (ring.complete) return;
       await new Promise<void>((resolve) => {
         wake = resolve;
         ring.onNextPush(resolve);

@@ -29,6 +29,7 @@ export class EventRing {
   private head = 0; // index of the oldest event
   private count = 0;
   private last = 0;
+  private ended = false;
   private waiters = new Set<() => void>();
 
   constructor(
@@ -71,13 +72,29 @@ export class EventRing {
     return this.flagsOf.length;
   }
 
+  /** A terminal event is stored: nothing follows it. */
+  get complete(): boolean {
+    return this.ended;
+  }
+
   /**
    * Encodes and stores `event` (whose seq must be lastSeq + 1), evicting
    * the oldest as the bounds require, and wakes waiting readers; returns
    * the size of its encoding.
    */
   push(event: BridgeEvent): number {
-    const bytes = this.codec.encode(event);
+    return this.pushEncoded(event.seq, this.codec.encode(event), isTerminal(event));
+  }
+
+  /**
+   * Stores an event already encoded with this ring's codec (copied here):
+   * `seq` must be lastSeq + 1, except for the first event of a ring
+   * reloaded from a store, which starts where its events do.
+   */
+  pushEncoded(seq: number, bytes: Uint8Array, terminal: boolean): number {
+    if (this.last !== 0 && seq !== this.last + 1) {
+      throw new Error(`event ${seq} stored after ${this.last}: seqs are consecutive`);
+    }
     const size = bytes.byteLength;
     if (this.count === this.maxEvents) this.evictOldest();
     while (this.count > 0 && this.byteSize + this.growthFor(size) > this.maxBytes) {
@@ -88,9 +105,10 @@ export class EventRing {
     this.offsetOf[idx] = this.log.append(bytes);
     this.chunkOf[idx] = this.log.lastChunk;
     this.lengthOf[idx] = size;
-    this.flagsOf[idx] = isTerminal(event) ? TERMINAL : 0;
+    this.flagsOf[idx] = terminal ? TERMINAL : 0;
     this.count++;
-    this.last = event.seq;
+    this.last = seq;
+    if (terminal) this.ended = true;
     if (this.waiters.size > 0) {
       const w = this.waiters;
       this.waiters = new Set();

@@ -45,9 +45,11 @@ export class Subscriptions {
    */
   open(session: Session, req: StreamRequest, signal: AbortSignal, batch: BatchLimits): EventStream {
     const ring = session.ring;
-    if (req.afterSeq !== undefined && req.afterSeq > ring.lastSeq) {
+    // Against every seq handed out, committed or not: a reader resuming
+    // after an event it was told about waits for its commit.
+    if (req.afterSeq !== undefined && req.afterSeq > session.lastSeq) {
       throw outOfRange(
-        `after_seq ${req.afterSeq} is beyond the last seq ${ring.lastSeq}`,
+        `after_seq ${req.afterSeq} is beyond the last seq ${session.lastSeq}`,
         'after_seq_beyond_last',
       );
     }
@@ -75,9 +77,9 @@ export class Subscriptions {
 
   /** Moves `subscriberId`'s cursor forward to `ackSeq`; returns the cursor's position. */
   ack(session: Session, subscriberId: string, ackSeq: number): number {
-    if (ackSeq > session.ring.lastSeq) {
+    if (ackSeq > session.lastSeq) {
       throw outOfRange(
-        `ack_seq ${ackSeq} is beyond the last seq ${session.ring.lastSeq}`,
+        `ack_seq ${ackSeq} is beyond the last seq ${session.lastSeq}`,
         'ack_seq_beyond_last',
       );
     }

@@ -1,7 +1,8 @@
 import type { ExitInfo } from '@agent-bridge/providers';
 
 /** Why a session was stopped rather than ended by its agent. */
-export type StopReason = 'stop_requested' | 'idle_timeout' | 'shutdown';
+/** Why a session was stopped: asked to, idle, the daemon going, or its events no longer kept. */
+export type StopReason = 'stop_requested' | 'idle_timeout' | 'shutdown' | 'store_failed';
 
 /** Why a start-up was abandoned: the session was stopped before its agent came up. */
 export class StoppedDuringStartup extends Error {
@@ -19,13 +20,22 @@ export type AgentEnd =
 /**
  * How a session whose agent ended reports it: SESSION_STOPPED when it was
  * stopped or exited 0, else SESSION_FAILED with the end of its stored
- * (redacted) stderr, `stderr_tail`.
+ * (redacted) stderr, `stderr_tail`; SESSION_FAILED `store_failed` when the
+ * session store could no longer keep its events.
  */
 export function agentEnd(
   reason: StopReason | undefined,
   exit: ExitInfo,
   stderrTail: string,
+  storeError?: Error,
 ): AgentEnd {
+  if (storeError) {
+    return {
+      failed: true,
+      error: `the session store cannot record events: ${storeError.message}`,
+      data: { reason: 'store_failed' },
+    };
+  }
   const data: Record<string, unknown> = {
     reason: reason ?? (exit.exitCode === 0 ? 'exited' : 'crashed'),
   };
@@ -52,7 +62,25 @@ function exitText(exit: ExitInfo): string {
   return exit.signal ? `agent killed by ${exit.signal}` : `agent exited with code ${exit.exitCode}`;
 }
 
+/**
+ * How a failed start-up reports it. When the agent exited (`stderrTail`
+ * given), the error quotes the end of its stderr as stored (redacted),
+ * which usually says why, and `stderr_tail` carries more of it.
+ */
+export function startupEnd(
+  error: string,
+  reason: 'startup_failed' | 'startup_timeout',
+  stderrTail: string | undefined,
+): { error: string; data: Record<string, unknown> } {
+  if (stderrTail === undefined) return { error, data: { reason } };
+  const quoted = lastLines(stderrTail, 3);
+  return {
+    error: quoted ? `${error}: ${quoted}` : error,
+    data: { reason, stderr_tail: stderrTail },
+  };
+}
+
 /** The last `n` lines of a stderr tail on one line, to quote in an error. */
-export function lastLines(tail: string, n: number): string {
+function lastLines(tail: string, n: number): string {
   return tail.trim().split('\n').slice(-n).join(' | ');
 }

@@ -1,12 +1,13 @@
 import type { AgentEvent } from '@agent-bridge/providers';
 import type { Audit } from '../audit.js';
 import type { Clock } from '../clock.js';
-import type { BridgeEvent } from '../events/event.js';
+import { type BridgeEvent, isTerminal } from '../events/event.js';
 import type { EventCodec } from '../events/event-codec.js';
 import type { EventObserver } from '../events/event-observer.js';
 import { EventRing } from '../events/event-ring.js';
 import { EventRedactor } from '../redaction/event-redactor.js';
 import type { SecretRedactor } from '../redaction/redactor.js';
+import type { EventLog, SessionStore } from '../store/session-store.js';
 import type { Caller, CoreSettings, StartRequest } from '../types.js';
 import { auditEvent } from './session-audit.js';
 
@@ -21,12 +22,23 @@ export interface SessionEventsDeps {
   audit: Audit;
   observer: EventObserver;
   codec: EventCodec;
+  /** Where the events are committed before any reader sees them. */
+  store: SessionStore;
   startedBy?: Caller | undefined;
+}
+
+/** An event stored but not yet committed: readers do not see it yet. */
+interface Uncommitted {
+  event: BridgeEvent;
+  bytes: Uint8Array;
+  terminal: boolean;
 }
 
 /**
  * A session's events as stored: each redacted first (nothing unredacted
- * ever enters the ring), stamped with the next seq, counted and audited.
+ * ever enters the ring), stamped with the next seq, audited, written to the
+ * session store, and put in the ring (where readers find it) once the store
+ * has committed it.
  * It keeps the end of the session's stderr as stored, so already redacted:
  * the only copy of it, quoted when the agent fails.
  */
@@ -35,10 +47,24 @@ export class SessionEvents {
   private readonly redaction: EventRedactor;
   private tail = '';
   private lastStored: number;
+  private readonly log: EventLog;
+  /** The seq the next stored event gets. */
+  private next = 1;
+  /** Stored, not yet committed, oldest first from `pendingHead`. */
+  private pending: Uncommitted[] = [];
+  private pendingHead = 0;
+  /** Callers waiting for a seq to be committed, in seq order. */
+  private waiting: { seq: number; done: (err?: Error) => void }[] = [];
+  private failure: Error | undefined;
 
+  /**
+   * `onStoreFailed` hears once that the store can commit nothing more: the
+   * session then ends (its events are no longer kept).
+   */
   constructor(
     private readonly request: StartRequest,
     private readonly deps: SessionEventsDeps,
+    private readonly onStoreFailed: (error: Error) => void,
   ) {
     this.ring = new EventRing(
       deps.settings.eventBufferSize,
@@ -52,6 +78,28 @@ export class SessionEvents {
     );
     this.redaction = new EventRedactor(deps.secrets);
     this.lastStored = deps.clock.now();
+    this.log = deps.store.eventLog(request.sessionId, {
+      committed: (seq) => this.committed(seq),
+      failed: (error) => this.failed(error),
+    });
+  }
+
+  /** Seq of the newest event stored, committed or not; 0 before the first. */
+  get lastSeq(): number {
+    return this.next - 1;
+  }
+
+  /**
+   * Resolves once event `seq` is committed (at once when it is): what a
+   * caller is told about an event (its seq) is never undone by a restart.
+   * Rejects when the store failed before committing it.
+   */
+  whenCommitted(seq: number): Promise<void> {
+    if (seq <= this.ring.lastSeq) return Promise.resolve();
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ seq, done: (err) => (err ? reject(err) : resolve()) });
+    });
   }
 
   /** When the last event was stored. */
@@ -111,12 +159,64 @@ export class SessionEvents {
   }
 
   private store(ev: AgentEvent): BridgeEvent {
-    const stored = this.eventAt(this.ring.lastSeq + 1, ev);
+    const stored = this.eventAt(this.next++, ev);
     this.lastStored = stored.timestamp;
-    this.deps.observer.stored(this.request.provider, stored, this.ring.push(stored));
+    const bytes = this.deps.codec.encode(stored);
+    const terminal = isTerminal(stored);
+    if (this.failure) {
+      this.deliver(stored, bytes, terminal);
+    } else if (this.log.commitsAtOnce) {
+      this.deliver(stored, bytes, terminal);
+      this.log.append(stored.seq, bytes);
+    } else {
+      // The codec may reuse its bytes: a copy waits for the commit, in the log and here.
+      const copy = Buffer.from(bytes);
+      this.pending.push({ event: stored, bytes: copy, terminal });
+      this.log.append(stored.seq, copy);
+    }
     if (stored.type === 'STDERR') this.keepStderr(stored.text, stored.data?.continued === true);
     auditEvent(this.deps.audit, stored, this.deps.startedBy?.identity);
     return stored;
+  }
+
+  /** Puts a committed event in the ring, and drops from the store what the ring let go. */
+  private deliver(event: BridgeEvent, bytes: Uint8Array, terminal: boolean): void {
+    const oldest = this.ring.oldestSeq;
+    const size = this.ring.pushEncoded(event.seq, bytes, terminal);
+    this.deps.observer.stored(this.request.provider, event, size);
+    if (oldest !== 0 && this.ring.oldestSeq !== oldest) this.log.dropBefore(this.ring.oldestSeq);
+  }
+
+  private committed(seq: number): void {
+    const pending = this.pending;
+    while (this.pendingHead < pending.length && pending[this.pendingHead]!.event.seq <= seq) {
+      const { event, bytes, terminal } = pending[this.pendingHead++]!;
+      this.deliver(event, bytes, terminal);
+    }
+    if (this.pendingHead === pending.length) {
+      this.pending = [];
+      this.pendingHead = 0;
+    }
+    this.settle(seq);
+  }
+
+  /**
+   * The store will commit nothing more: callers waiting on a commit are
+   * told, and what it could not commit goes to the readers all the same
+   * (they must learn how the session ends), as does every later event.
+   */
+  private failed(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    for (const w of this.waiting.splice(0)) w.done(error);
+    this.committed(Number.MAX_SAFE_INTEGER);
+    this.onStoreFailed(error);
+  }
+
+  private settle(seq: number): void {
+    let n = 0;
+    while (n < this.waiting.length && this.waiting[n]!.seq <= seq) this.waiting[n++]!.done();
+    if (n > 0) this.waiting.splice(0, n);
   }
 
   private keepStderr(text: string, continued: boolean): void {

@@ -3,6 +3,7 @@ import type { Audit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
 import type { EventCodec } from '../events/event-codec.js';
 import type { EventObserver } from '../events/event-observer.js';
+import type { SessionStore } from '../store/session-store.js';
 import type { CoreSettings, Logger } from '../types.js';
 
 /** What the core is built with: settings and providers, and the seams a daemon or a test fills in. */
@@ -21,9 +22,11 @@ export interface SessionManagerDeps {
   /** How rings hold events: the daemon passes its wire encoding so each event is encoded once. JSON unless given. */
   codec?: EventCodec;
   /**
-   * The identity of the history this manager's sessions, events and
-   * cursors belong to. Kept in memory, they begin anew with the process,
-   * so it is new each time unless given. Acknowledgements name it.
+   * Where sessions are kept, and the identity of the history they belong
+   * to (acknowledgements name it). Memory unless given: nothing outlives
+   * the process, and the history is new each time.
    */
+  store?: SessionStore;
+  /** The history id of the memory store used when no `store` is given (tests); new each time unless given. */
   historyId?: string;
 }

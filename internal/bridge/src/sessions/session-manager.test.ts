@@ -371,7 +371,7 @@ describe('SessionManager: input and interrupts', () => {
   it('records INPUT_RECEIVED when the agent accepts the input, before its turn', async () => {
     const { manager, start, open } = setup();
     const { id, agent } = await start();
-    expect(manager.sendInput(alpha, id, 'hello', '')).toBe(2);
+    expect(await manager.sendInput(alpha, id, 'hello', '')).toBe(2);
     expect(agent.inputs).toEqual(['hello']);
     const events = await nextBatch(open(id, 1));
     expect(events.map((e) => [e.seq, e.type, e.text])).toEqual([
@@ -383,9 +383,9 @@ describe('SessionManager: input and interrupts', () => {
   it('answers a repeated idempotency key with the first seq, delivering once', async () => {
     const { manager, start } = setup();
     const { id, agent } = await start();
-    expect(manager.sendInput(alpha, id, 'hello', 'k1')).toBe(2);
-    expect(manager.sendInput(alpha, id, 'hello', 'k1')).toBe(2);
-    expect(manager.sendInput(alpha, id, 'hello', 'k2')).toBe(4);
+    expect(await manager.sendInput(alpha, id, 'hello', 'k1')).toBe(2);
+    expect(await manager.sendInput(alpha, id, 'hello', 'k1')).toBe(2);
+    expect(await manager.sendInput(alpha, id, 'hello', 'k2')).toBe(4);
     expect(agent.inputs).toEqual(['hello', 'hello']);
   });
 
@@ -398,7 +398,7 @@ describe('SessionManager: input and interrupts', () => {
     );
     expect(manager.get(alpha, id).lastSeq).toBe(1);
     agent.reading = true;
-    expect(manager.sendInput(alpha, id, 'hello', 'k1')).toBe(2);
+    expect(await manager.sendInput(alpha, id, 'hello', 'k1')).toBe(2);
   });
 
   it('validates input and refuses it unless the session runs', async () => {
@@ -489,7 +489,7 @@ describe('SessionManager: streams and acks', () => {
   it('moves acks forward only and resumes a subscriber after its ack', async () => {
     const { manager, start, open } = setup();
     const { id } = await start();
-    for (const text of ['a', 'b', 'c']) manager.sendInput(alpha, id, text, '');
+    for (const text of ['a', 'b', 'c']) await manager.sendInput(alpha, id, text, '');
     expect(manager.ack(alpha, id, 'cp', 4)).toBe(4);
     expect(manager.ack(alpha, id, 'cp', 2)).toBe(4);
     expect(await kindOf(() => manager.ack(alpha, id, 'cp', 8))).toBe('out_of_range');
@@ -541,7 +541,7 @@ describe('SessionManager: timers on the injected clock', () => {
   it('keeps a subscriber cursor for its TTL, then forgets it', async () => {
     const { clock, manager, start, open } = setup({ subscriberTtlMs: 10_000, maxSubscribers: 1 });
     const { id } = await start();
-    manager.sendInput(alpha, id, 'x', '');
+    await manager.sendInput(alpha, id, 'x', '');
     manager.ack(alpha, id, 'cp', 2);
     clock.advance(9_999);
     expect(await kindOf(() => manager.ack(alpha, id, 'other', 1))).toBe('resource_exhausted');

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Provider } from '@agent-bridge/providers';
 import { ScopeEnded, scope } from '@agent-bridge/scope';
 import { noAudit } from '../audit.js';
 import { type Clock, systemClock, systemTimers, type Timers } from '../clock.js';
-import { BridgeError, denied, precondition, unavailable } from '../errors.js';
+import { denied, precondition, unavailable } from '../errors.js';
 import { jsonEventCodec } from '../events/event-codec.js';
 import { noEventObserver } from '../events/event-observer.js';
 import {
@@ -17,6 +16,8 @@ import { AllowedPaths } from '../paths/allowed-paths.js';
 import { canPin, type PinnedDirectory } from '../paths/pinned-directory.js';
 import type { PermissionPolicy } from '../permissions/permission-policy.js';
 import { type Redactor, SecretRedactor } from '../redaction/redactor.js';
+import { memoryStore } from '../store/memory-store.js';
+import type { SessionStore } from '../store/session-store.js';
 import type {
   Caller,
   PermissionAnswer,
@@ -28,9 +29,10 @@ import type {
 } from '../types.js';
 import { checkPermissionAnswer, checkSubscriberId, preview } from '../validate.js';
 import { checkStart, startingProvider } from './check-start.js';
+import { committed } from './committed-seq.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
-import { sameStart } from './same-start.js';
+import { retryStart } from './same-start.js';
 import { sendInput } from './send-input.js';
 import { Session } from './session.js';
 import { auditStopRequest } from './session-audit.js';
@@ -61,8 +63,11 @@ export class SessionManager {
   /** What every event and cursor here belongs to; see SessionManagerDeps.historyId. */
   readonly historyId: string;
 
+  private readonly store: SessionStore;
+
   constructor(private readonly deps: SessionManagerDeps) {
-    this.historyId = deps.historyId ?? randomUUID();
+    this.store = deps.store ?? memoryStore(deps.historyId);
+    this.historyId = this.store.historyId;
     this.allowed = new AllowedPaths(deps.settings.allowedPaths);
     if (!canPin()) {
       deps.logger.warn(
@@ -124,7 +129,7 @@ export class SessionManager {
     if (this.shuttingDown) throw unavailable('the daemon is shutting down', 'shutting_down');
     checkStart(caller, req);
     const existing = this.sessions.get(req.sessionId);
-    if (existing) return this.retry(existing, req);
+    if (existing) return retryStart(existing, req, this.sessions);
     const provider = startingProvider(req, this.deps.providers);
 
     const workspace = await this.allowed.open(req.repoPath);
@@ -156,7 +161,7 @@ export class SessionManager {
     // starts cannot overshoot the limits or claim the same id twice.
     if (this.shuttingDown) throw unavailable('the daemon is shutting down', 'shutting_down');
     const raced = this.sessions.get(req.sessionId);
-    if (raced) return this.retry(raced, req);
+    if (raced) return retryStart(raced, req, this.sessions);
     checkLimits(this.sessions.values(), req.projectId, this.deps.settings);
     const request = { ...req, agentOpts: { ...req.agentOpts } };
     const { settings, logger } = this.deps;
@@ -168,6 +173,7 @@ export class SessionManager {
       audit: this.deps.audit ?? noAudit,
       observer: this.deps.observer ?? noEventObserver,
       codec: this.deps.codec ?? jsonEventCodec,
+      store: this.store,
       lifetime: this.daemon.signal,
       startedBy: caller,
     });
@@ -183,21 +189,6 @@ export class SessionManager {
       throw err;
     }
     return session.snapshot();
-  }
-
-  private async retry(existing: Session, req: StartRequest): Promise<SessionSnapshot> {
-    if (!sameStart(existing.request, req)) {
-      throw new BridgeError(
-        'already_exists',
-        `session ${req.sessionId} already exists with different parameters`,
-        'session_id_in_use',
-      );
-    }
-    await existing.started?.catch(() => undefined);
-    if (this.sessions.get(req.sessionId) !== existing) {
-      throw precondition(`session ${req.sessionId} could not be started`, 'start_failed');
-    }
-    return existing.snapshot();
   }
 
   async stop(caller: Caller, sessionId: string, force: boolean): Promise<SessionStatus> {
@@ -221,9 +212,15 @@ export class SessionManager {
     return listSessions(this.sessions.values(), caller.projectId, filter);
   }
 
-  sendInput(caller: Caller, sessionId: string, text: string, idempotencyKey: string): number {
+  /** Gives input to the agent; resolves with the seq of its INPUT_RECEIVED once that is committed. */
+  async sendInput(
+    caller: Caller,
+    sessionId: string,
+    text: string,
+    idempotencyKey: string,
+  ): Promise<number> {
     const s = this.sessions.find(caller, sessionId);
-    return sendInput(s, text, idempotencyKey, this.deps.settings.maxInputBytes);
+    return committed(s, sendInput(s, text, idempotencyKey, this.deps.settings.maxInputBytes));
   }
 
   async interrupt(
@@ -242,11 +239,14 @@ export class SessionManager {
     return agent.interrupt();
   }
 
-  /** A client's answer to a permission request; returns the seq of PERMISSION_RESOLVED. */
-  respondPermission(caller: Caller, answer: PermissionAnswer): number {
+  /** A client's answer to a permission request; resolves with the seq of PERMISSION_RESOLVED once committed. */
+  async respondPermission(caller: Caller, answer: PermissionAnswer): Promise<number> {
     const s = this.sessions.find(caller, answer.sessionId);
     checkPermissionAnswer(answer);
-    return s.permissions.respond(answer.requestId, answer.decision, answer.reason, caller);
+    return committed(
+      s,
+      s.permissions.respond(answer.requestId, answer.decision, answer.reason, caller),
+    );
   }
 
   /** Opens a reader; see Subscriptions.open. */

@@ -8,9 +8,10 @@ import type { EventRing } from '../events/event-ring.js';
 import { PermissionGate } from '../permissions/permission-gate.js';
 import type { SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import { agentEnd, lastLines, StoppedDuringStartup, type StopReason } from './session-ending.js';
+import { agentEnd, StoppedDuringStartup, type StopReason, startupEnd } from './session-ending.js';
 import { SessionEvents, type SessionEventsDeps } from './session-events.js';
 import { SessionReaders } from './session-readers.js';
+import { type SessionFacts, snapshotOf } from './session-snapshot.js';
 
 export type { StopReason } from './session-ending.js';
 
@@ -39,12 +40,11 @@ export class Session {
   private startedPromise: Promise<void> | undefined;
   private state: SessionStatus = 'STARTING';
   private agent: AgentHandle | undefined;
-  private pid = 0;
-  private endedAt: number | undefined;
-  private error = '';
-  private exitCode: number | undefined;
-  private exitSignal = '';
+  /** What its snapshot reports of the agent's process and the session's end. */
+  private readonly facts: SessionFacts = { pid: 0, error: '', exitSignal: '' };
   private stopReason: StopReason | undefined;
+  /** Set when the store failed: the session's end is then that failure. */
+  private storeError: Error | undefined;
   private stopping: Promise<void> | undefined;
   private readonly stopGracePeriodMs: number;
   /** The session's scope, inside the daemon's; only the session ends it. */
@@ -68,7 +68,7 @@ export class Session {
   ) {
     const { settings } = deps;
     this.clock = deps.clock;
-    this.events = new SessionEvents(request, deps);
+    this.events = new SessionEvents(request, deps, (error) => this.storeFailed(error));
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
     this.stopGracePeriodMs = settings.stopGracePeriodMs;
     this.scope = scope(deps.lifetime);
@@ -97,6 +97,16 @@ export class Session {
 
   get id(): string {
     return this.request.sessionId;
+  }
+
+  /** Seq of the newest event stored, which readers see once it is committed. */
+  get lastSeq(): number {
+    return this.events.lastSeq;
+  }
+
+  /** Resolves once event `seq` is committed: see SessionEvents.whenCommitted. */
+  whenCommitted(seq: number): Promise<void> {
+    return this.events.whenCommitted(seq);
   }
 
   /**
@@ -129,7 +139,7 @@ export class Session {
 
   /** When the terminal event was recorded; undefined while live. */
   get stoppedAt(): number | undefined {
-    return this.endedAt;
+    return this.facts.endedAt;
   }
 
   get live(): boolean {
@@ -183,7 +193,7 @@ export class Session {
   markSpawned(pid: number): void {
     // A spawn reported after start-up was abandoned would land past the terminal event.
     if (this.ended) return;
-    this.pid = pid;
+    this.facts.pid = pid;
     this.append({
       type: 'SESSION_STARTED',
       stream: 'system',
@@ -235,10 +245,10 @@ export class Session {
     if (this.ended) return;
     this.scope.end(new ScopeEnded('exit'));
     this.events.flush();
-    this.exitCode = exit.exitCode ?? undefined;
-    this.exitSignal = exit.signal ?? '';
-    this.endedAt = this.clock.now();
-    const end = agentEnd(this.stopReason, exit, this.events.stderrTail);
+    this.facts.exitCode = exit.exitCode ?? undefined;
+    this.facts.exitSignal = exit.signal ?? '';
+    this.facts.endedAt = this.clock.now();
+    const end = agentEnd(this.stopReason, exit, this.events.stderrTail, this.storeError);
     if (end.failed) {
       this.fail(end.error, end.data);
       return;
@@ -256,14 +266,20 @@ export class Session {
    */
   failStartup(error: string, reason: 'startup_failed' | 'startup_timeout', exited: boolean): void {
     if (this.ended) return;
-    if (!exited) {
-      this.fail(error, { reason });
-      return;
-    }
-    this.events.flush();
-    const tail = this.events.stderrTail;
-    const quoted = lastLines(tail, 3);
-    this.fail(quoted ? `${error}: ${quoted}` : error, { reason, stderr_tail: tail });
+    if (exited) this.events.flush();
+    const end = startupEnd(error, reason, exited ? this.events.stderrTail : undefined);
+    this.fail(end.error, end.data);
+  }
+
+  /**
+   * The store can keep none of this session's events any more: the session
+   * is stopped, and ends failed with `store_failed` (its readers get the
+   * terminal event from memory).
+   */
+  private storeFailed(error: Error): void {
+    if (this.ended) return;
+    this.storeError = error;
+    void this.stop('store_failed', false);
   }
 
   /** Marks the session failed with a terminal event. */
@@ -271,28 +287,13 @@ export class Session {
     if (this.ended) return;
     this.scope.end(new ScopeEnded('exit'));
     this.state = 'FAILED';
-    this.error = error;
-    this.endedAt ??= this.clock.now();
+    this.facts.error = error;
+    this.facts.endedAt ??= this.clock.now();
     this.append({ type: 'SESSION_FAILED', stream: 'system', text: error, done: true, error, data });
     this.terminalRecorded();
   }
 
   snapshot(): SessionSnapshot {
-    return {
-      sessionId: this.id,
-      projectId: this.projectId,
-      provider: this.request.provider,
-      status: this.state,
-      createdAt: new Date(this.createdAt),
-      stoppedAt: this.endedAt === undefined ? undefined : new Date(this.endedAt),
-      error: this.error,
-      pid: this.pid,
-      exitCode: this.exitCode,
-      exitSignal: this.exitSignal,
-      repoPath: this.repoPath,
-      oldestSeq: this.ring.oldestSeq,
-      lastSeq: this.ring.lastSeq,
-      subscriberCount: this.readers.count,
-    };
+    return snapshotOf(this, this.facts);
   }
 }

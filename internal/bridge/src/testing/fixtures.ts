@@ -10,6 +10,8 @@ import type { EventSlice } from '../events/event-slice.js';
 import { DENY_ALL } from '../permissions/permission-policy.js';
 import { SecretRedactor } from '../redaction/redactor.js';
 import { Session } from '../sessions/session.js';
+import { memoryStore } from '../store/memory-store.js';
+import type { SessionStore } from '../store/session-store.js';
 import type { CoreSettings, Logger } from '../types.js';
 import { FakeProvider } from './fake-provider.js';
 
@@ -36,7 +38,11 @@ export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSetting
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** A session of project "alpha" outside any manager, for tests of what reads it. */
-export function newSession(clock: Clock, overrides: Partial<CoreSettings> = {}): Session {
+export function newSession(
+  clock: Clock,
+  overrides: Partial<CoreSettings> = {},
+  store: SessionStore = memoryStore(),
+): Session {
   const request = {
     projectId: 'alpha',
     sessionId: randomUUID(),
@@ -52,6 +58,7 @@ export function newSession(clock: Clock, overrides: Partial<CoreSettings> = {}):
     audit: noAudit,
     observer: noEventObserver,
     codec: jsonEventCodec,
+    store,
     lifetime: new AbortController().signal,
   });
 }

@@ -79,8 +79,8 @@ export function sessionHandlers(
     sendInput: unaryCall(
       kit,
       'SendInput',
-      (caller, req): SendInputResponse => {
-        const seq = manager.sendInput(caller, req.sessionId, req.text, req.idempotencyKey);
+      async (caller, req): Promise<SendInputResponse> => {
+        const seq = await manager.sendInput(caller, req.sessionId, req.text, req.idempotencyKey);
         return { accepted: true, seq: BigInt(seq) };
       },
       limits.sendInput,
@@ -95,9 +95,9 @@ export function sessionHandlers(
     respondPermission: unaryCall(
       kit,
       'RespondPermission',
-      (caller, req): RespondPermissionResponse => ({
+      async (caller, req): Promise<RespondPermissionResponse> => ({
         seq: BigInt(
-          manager.respondPermission(caller, {
+          await manager.respondPermission(caller, {
             sessionId: req.sessionId,
             requestId: req.requestId,
             decision: fromProtoDecision(req.decision),

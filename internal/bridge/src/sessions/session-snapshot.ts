@@ -1,0 +1,44 @@
+import type { EventRing } from '../events/event-ring.js';
+import type { SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
+
+/** What a snapshot reads of a session (a Session is one). */
+export interface SnapshotSource {
+  readonly id: string;
+  readonly projectId: string;
+  readonly request: StartRequest;
+  readonly status: SessionStatus;
+  readonly createdAt: number;
+  readonly repoPath: string;
+  readonly ring: EventRing;
+  readonly readers: { readonly count: number };
+}
+
+/** What a session learns of its agent's process and its own end, as it goes. */
+export interface SessionFacts {
+  pid: number;
+  error: string;
+  exitCode?: number | undefined;
+  exitSignal: string;
+  /** When the terminal event was recorded. */
+  endedAt?: number | undefined;
+}
+
+/** A session as GetSession and ListSessions report it. */
+export function snapshotOf(s: SnapshotSource, facts: Readonly<SessionFacts>): SessionSnapshot {
+  return {
+    sessionId: s.id,
+    projectId: s.projectId,
+    provider: s.request.provider,
+    status: s.status,
+    createdAt: new Date(s.createdAt),
+    stoppedAt: facts.endedAt === undefined ? undefined : new Date(facts.endedAt),
+    error: facts.error,
+    pid: facts.pid,
+    exitCode: facts.exitCode,
+    exitSignal: facts.exitSignal,
+    repoPath: s.repoPath,
+    oldestSeq: s.ring.oldestSeq,
+    lastSeq: s.ring.lastSeq,
+    subscriberCount: s.readers.count,
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Where a daemon's sessions are kept, so they can outlive its process. The
+ * core writes each session's events through it, encoded once (the ring's
+ * EventCodec bytes), and lets readers see an event only once the store has
+ * committed it: no reader ever sees a seq that a restart could hand to
+ * another event. Two implementations: memory (`memoryStore`: nothing
+ * outlives the process, every append is committed at once) and the daemon's
+ * embedded database.
+ */
+export interface SessionStore {
+  /**
+   * The history this store holds: its events and cursors mean the same
+   * thing for as long as it stays the same. New when the store is new (or
+   * was wiped); for the memory store, new with every process.
+   */
+  readonly historyId: string;
+  /** Whether what it holds outlives the process. */
+  readonly durable: boolean;
+  /** The event log of one session; `sink` hears when its appends are committed. */
+  eventLog(sessionId: string, sink: CommitSink): EventLog;
+}
+
+/** What a session's event log tells its session. */
+export interface CommitSink {
+  /** Every event up to `seq` is committed: readers may see it. In seq order. */
+  committed(seq: number): void;
+  /**
+   * The store could not commit the events after the last `committed` and
+   * never will: the session cannot go on recording, and ends saying why.
+   */
+  failed(error: Error): void;
+}
+
+/** The events of one session, as the store keeps them. */
+export interface EventLog {
+  /**
+   * True when every append is committed before `append` returns (the
+   * memory store): the caller then need not keep its own copy meanwhile.
+   */
+  readonly commitsAtOnce: boolean;
+  /**
+   * Stores event `seq` (one after the previous append), as encoded. A log
+   * that commits later keeps `bytes` until then: the caller hands them
+   * over and does not reuse them (one that commits at once is done with
+   * them when `append` returns).
+   */
+  append(seq: number, bytes: Uint8Array): void;
+  /** Events before `seq` are no longer kept: the ring's bounds, kept on disk too. */
+  dropBefore(seq: number): void;
+}

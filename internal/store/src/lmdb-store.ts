@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CommitSink, EventLog, SessionStore } from '@agent-bridge/bridge';
+import { type Database, open, type RootDatabase } from 'lmdb';
+import { lockPath, type PathLock } from './private/path-lock.js';
+import { checkNotTruncated, StoreDamagedError } from './private/truncation-check.js';
+
+export interface LmdbStoreOptions {
+  /** The store's directory (created, mode 0700, when missing). */
+  path: string;
+  /**
+   * Whether a commit waits for the disk (fdatasync) before readers see its
+   * events: true unless asked otherwise. Without it a crash of the process
+   * loses nothing, but a crash of the host may lose the last commits.
+   */
+  sync?: boolean;
+}
+
+/** Key of the history identity in the meta database. */
+const HISTORY_KEY = 'history_id';
+
+/**
+ * The daemon's embedded session store on LMDB (see README): one
+ * environment in one directory, its events keyed [session id, seq], a
+ * history identity created with it. Appends made in one turn of the event
+ * loop are committed in one transaction; a log's sink hears `committed`
+ * once that transaction is on disk.
+ */
+export class LmdbStore implements SessionStore {
+  readonly durable = true;
+
+  private constructor(
+    readonly path: string,
+    readonly historyId: string,
+    private readonly root: RootDatabase,
+    private readonly events: Database<Buffer, [string, number]>,
+    private readonly lock: PathLock,
+  ) {}
+
+  /**
+   * Opens (or creates) the store at `o.path`. Refuses a directory another
+   * daemon holds (StoreLockedError) and a damaged data file
+   * (StoreDamagedError), before reading anything.
+   */
+  static async open(o: LmdbStoreOptions): Promise<LmdbStore> {
+    mkdirSync(o.path, { recursive: true, mode: 0o700 });
+    const lock = await lockPath(o.path);
+    try {
+      const file = join(o.path, 'data.mdb');
+      // LMDB takes an empty file for a new store: that would be a silent wipe.
+      if (existsSync(file) && statSync(file).size === 0) {
+        throw new StoreDamagedError(file, 'it is empty');
+      }
+      const root = open({ path: o.path, maxDbs: 8, noSync: o.sync === false });
+      try {
+        const info = root.getStats() as { lastPageNumber?: number; pageSize?: number };
+        checkNotTruncated(o.path, info.lastPageNumber ?? 0, info.pageSize ?? 4096);
+        const meta = root.openDB<string, string>({ name: 'meta', encoding: 'json' });
+        let historyId = meta.get(HISTORY_KEY);
+        if (historyId === undefined) {
+          historyId = randomUUID();
+          await meta.put(HISTORY_KEY, historyId);
+        }
+        const events = root.openDB<Buffer, [string, number]>({
+          name: 'events',
+          encoding: 'binary',
+        });
+        return new LmdbStore(o.path, historyId, root, events, lock);
+      } catch (err) {
+        await root.close();
+        throw err;
+      }
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+  }
+
+  eventLog(sessionId: string, sink: CommitSink): EventLog {
+    return new LmdbEventLog(this.events, sessionId, sink);
+  }
+
+  /** The events kept for `sessionId`, oldest first, as appended. */
+  *storedEvents(sessionId: string): Generator<{ seq: number; bytes: Buffer }> {
+    for (const { key, value } of this.events.getRange({
+      start: [sessionId, 0],
+      end: [sessionId, Number.MAX_SAFE_INTEGER],
+    })) {
+      yield { seq: key[1], bytes: value };
+    }
+  }
+
+  /** Closes the environment once every write made so far is committed, and frees the path. */
+  async close(): Promise<void> {
+    await this.root.close();
+    await this.lock.release();
+  }
+}
+
+/**
+ * One session's events in the store. Each append is written at once
+ * (LMDB batches the writes of one event-loop turn into one transaction);
+ * at the end of the turn the sink is told when the last of them commits,
+ * which covers every earlier one.
+ */
+class LmdbEventLog implements EventLog {
+  readonly commitsAtOnce = false;
+  private lastSeq = 0;
+  private lastWrite: Promise<boolean> | undefined;
+  private scheduled = false;
+  private keptFrom = 1;
+  private failed = false;
+
+  constructor(
+    private readonly db: Database<Buffer, [string, number]>,
+    private readonly sessionId: string,
+    private readonly sink: CommitSink,
+  ) {}
+
+  append(seq: number, bytes: Uint8Array): void {
+    if (this.failed) return;
+    // Handed over (see EventLog.append): lmdb reads them when the write runs.
+    const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.lastWrite = this.db.put([this.sessionId, seq], value);
+    this.lastSeq = seq;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.report());
+    }
+  }
+
+  dropBefore(seq: number): void {
+    if (this.failed) return;
+    // A failed removal is a failed store: the next append's commit reports it.
+    for (let s = this.keptFrom; s < seq; s++) {
+      this.db.remove([this.sessionId, s]).catch(() => undefined);
+    }
+    this.keptFrom = Math.max(this.keptFrom, seq);
+  }
+
+  private report(): void {
+    this.scheduled = false;
+    const seq = this.lastSeq;
+    this.lastWrite?.then(
+      () => {
+        if (!this.failed) this.sink.committed(seq);
+      },
+      (err: Error & { commitError?: Promise<unknown> }) => {
+        // lmdb rejects that promise too; its reason is the same failure.
+        err.commitError?.catch(() => undefined);
+        if (this.failed) return;
+        this.failed = true;
+        this.sink.failed(err);
+      },
+    );
+  }
+}
