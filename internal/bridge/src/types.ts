@@ -30,6 +30,16 @@ export interface SessionSnapshot {
   subscriberCount: number;
 }
 
+/** What a session learns of its agent's process and its own end, as it goes. */
+export interface SessionFacts {
+  pid: number;
+  error: string;
+  exitCode?: number | undefined;
+  exitSignal: string;
+  /** When the terminal event was recorded. */
+  endedAt?: number | undefined;
+}
+
 /** A client's answer to a permission request (RespondPermission). */
 export interface PermissionAnswer {
   sessionId: string;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CommitSink } from '@agent-bridge/bridge';
+import type { CommitSink, SessionRecord } from '@agent-bridge/bridge';
 import { waitFor } from '@agent-bridge/waits';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LmdbStore } from './lmdb-store.js';
@@ -105,5 +105,54 @@ describe('LmdbStore', () => {
     await expect(LmdbStore.open({ path })).rejects.toThrow(/is damaged .*move it aside/);
     writeFileSync(file, '');
     await expect(LmdbStore.open({ path })).rejects.toThrow(/is damaged \(it is empty\)/);
+  });
+
+  it('keeps session records and cursors across a reopen, apart per session, and forgets a session whole', async () => {
+    const path = newDir();
+    let store = await openStore(path);
+    const record = (sessionId: string): SessionRecord => ({
+      request: {
+        projectId: 'p',
+        sessionId,
+        repoPath: '/r',
+        provider: 'mock',
+        agentOpts: { model: 'm' },
+      },
+      repoPath: '/real/r',
+      status: 'STOPPED',
+      createdAt: 1000,
+      facts: { pid: 5, error: '', exitCode: 0, exitSignal: '', endedAt: 2000 },
+    });
+    // "s1" is a prefix of "s10": their keys must not mix.
+    for (const id of ['s1', 's10']) {
+      store.saveSession(record(id));
+      const sink = recordingSink();
+      const log = store.eventLog(id, sink);
+      log.append(1, new Uint8Array([1]));
+      log.append(2, new Uint8Array([2]));
+      await store.saveCursor(id, { subscriberId: 'cp', ackSeq: 2, touchedAt: 1500 });
+      await waitFor(`the commit of ${id}`, () => sink.committedUpTo === 2);
+    }
+    const reopen = async () => {
+      await store.close();
+      open.length = 0;
+      store = await openStore(path);
+      return new Map([...store.storedSessions()].map((s) => [s.record.request.sessionId, s]));
+    };
+    let stored = await reopen();
+    expect([...stored.keys()].sort()).toEqual(['s1', 's10']);
+    const s1 = stored.get('s1')!;
+    expect(s1.record).toEqual(record('s1'));
+    expect([...s1.events()].map((e) => [e.seq, [...e.bytes]])).toEqual([
+      [1, [1]],
+      [2, [2]],
+    ]);
+    expect(s1.cursors).toEqual([{ subscriberId: 'cp', ackSeq: 2, touchedAt: 1500 }]);
+    store.forgetSession('s1');
+    stored = await reopen();
+    expect([...stored.keys()]).toEqual(['s10']);
+    expect([...store.storedEvents('s1')]).toEqual([]);
+    expect([...stored.get('s10')!.events()].map((e) => e.seq)).toEqual([1, 2]);
+    expect(stored.get('s10')!.cursors).toHaveLength(1);
   });
 });

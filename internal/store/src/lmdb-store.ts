@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CommitSink, EventLog, SessionStore } from '@agent-bridge/bridge';
+import type {
+  CommitSink,
+  EventLog,
+  SessionRecord,
+  SessionStore,
+  StoredCursor,
+  StoredSession,
+} from '@agent-bridge/bridge';
 import { type Database, open, type RootDatabase } from 'lmdb';
 import { lockPath, type PathLock } from './private/path-lock.js';
 import { checkNotTruncated, StoreDamagedError } from './private/truncation-check.js';
@@ -35,6 +42,8 @@ export class LmdbStore implements SessionStore {
     readonly historyId: string,
     private readonly root: RootDatabase,
     private readonly events: Database<Buffer, [string, number]>,
+    private readonly records: Database<SessionRecord, string>,
+    private readonly cursors: Database<Omit<StoredCursor, 'subscriberId'>, [string, string]>,
     private readonly lock: PathLock,
   ) {}
 
@@ -66,7 +75,11 @@ export class LmdbStore implements SessionStore {
           name: 'events',
           encoding: 'binary',
         });
-        return new LmdbStore(o.path, historyId, root, events, lock);
+        const records = root.openDB<SessionRecord, string>({ name: 'sessions' });
+        const cursors = root.openDB<Omit<StoredCursor, 'subscriberId'>, [string, string]>({
+          name: 'cursors',
+        });
+        return new LmdbStore(o.path, historyId, root, events, records, cursors, lock);
       } catch (err) {
         await root.close();
         throw err;
@@ -77,16 +90,45 @@ export class LmdbStore implements SessionStore {
     }
   }
 
-  eventLog(sessionId: string, sink: CommitSink): EventLog {
-    return new LmdbEventLog(this.events, sessionId, sink);
+  eventLog(sessionId: string, sink: CommitSink, keptFrom = 1): EventLog {
+    return new LmdbEventLog(this.events, sessionId, sink, keptFrom);
+  }
+
+  *storedSessions(): Generator<StoredSession> {
+    for (const { key, value: record } of this.records.getRange()) {
+      yield {
+        record,
+        events: () => this.storedEvents(key),
+        cursors: [...this.cursors.getRange(cursorKeys(key))].map(({ key: k, value }) => ({
+          subscriberId: k[1],
+          ...value,
+        })),
+      };
+    }
+  }
+
+  saveSession(record: SessionRecord): void {
+    settled(this.records.put(record.request.sessionId, record));
+  }
+
+  async saveCursor(sessionId: string, cursor: StoredCursor): Promise<void> {
+    const { subscriberId, ...kept } = cursor;
+    const write = this.cursors.put([sessionId, subscriberId], kept);
+    settled(write);
+    await write;
+  }
+
+  forgetSession(sessionId: string): void {
+    settled(this.records.remove(sessionId));
+    for (const key of this.cursors.getKeys(cursorKeys(sessionId))) {
+      settled(this.cursors.remove(key));
+    }
+    for (const key of this.events.getKeys(eventKeys(sessionId))) settled(this.events.remove(key));
   }
 
   /** The events kept for `sessionId`, oldest first, as appended. */
   *storedEvents(sessionId: string): Generator<{ seq: number; bytes: Buffer }> {
-    for (const { key, value } of this.events.getRange({
-      start: [sessionId, 0],
-      end: [sessionId, Number.MAX_SAFE_INTEGER],
-    })) {
+    for (const { key, value } of this.events.getRange(eventKeys(sessionId))) {
       yield { seq: key[1], bytes: value };
     }
   }
@@ -96,6 +138,29 @@ export class LmdbStore implements SessionStore {
     await this.root.close();
     await this.lock.release();
   }
+}
+
+/** The keys of one session's events: [session id, seq]. */
+const eventKeys = (sessionId: string) => ({
+  start: [sessionId, 0] as [string, number],
+  end: [sessionId, Number.MAX_SAFE_INTEGER] as [string, number],
+});
+
+/** The keys of one session's cursors: [session id, subscriber id]. */
+const cursorKeys = (sessionId: string) => ({
+  start: [sessionId, ''] as [string, string],
+  end: [sessionId, '\uffff'] as [string, string],
+});
+
+/**
+ * Keeps a write's failure from becoming an unhandled rejection: lmdb
+ * rejects the write and, separately, its `commitError`. A failed commit
+ * reaches the sessions through their event logs, which report it.
+ */
+function settled(write: Promise<unknown>): void {
+  write.catch((err: { commitError?: Promise<unknown> }) => {
+    err?.commitError?.catch(() => undefined);
+  });
 }
 
 /**
@@ -109,13 +174,13 @@ class LmdbEventLog implements EventLog {
   private lastSeq = 0;
   private lastWrite: Promise<boolean> | undefined;
   private scheduled = false;
-  private keptFrom = 1;
   private failed = false;
 
   constructor(
     private readonly db: Database<Buffer, [string, number]>,
     private readonly sessionId: string,
     private readonly sink: CommitSink,
+    private keptFrom: number,
   ) {}
 
   append(seq: number, bytes: Uint8Array): void {
@@ -133,9 +198,7 @@ class LmdbEventLog implements EventLog {
   dropBefore(seq: number): void {
     if (this.failed) return;
     // A failed removal is a failed store: the next append's commit reports it.
-    for (let s = this.keptFrom; s < seq; s++) {
-      this.db.remove([this.sessionId, s]).catch(() => undefined);
-    }
+    for (let s = this.keptFrom; s < seq; s++) settled(this.db.remove([this.sessionId, s]));
     this.keptFrom = Math.max(this.keptFrom, seq);
   }
 

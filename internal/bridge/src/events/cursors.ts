@@ -52,6 +52,11 @@ export class CursorStore {
     return c.ackSeq;
   }
 
+  /** Puts back a cursor a store kept (a restored session's), as it was. */
+  restore(id: string, ackSeq: number, touchedAt: number): void {
+    this.cursors.set(id, { ackSeq, touchedAt });
+  }
+
   /** Keeps `id` alive while a stream reads with it. */
   touch(id: string, now: number): void {
     const c = this.cursors.get(id);

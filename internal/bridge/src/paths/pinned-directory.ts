@@ -1,6 +1,7 @@
 import { constants, existsSync } from 'node:fs';
 import { type FileHandle, open, readlink } from 'node:fs/promises';
 import { isAbsolute, normalize } from 'node:path';
+import type { Logger } from '../types.js';
 
 /** Where Linux lists a process's own open files, each as a link to what it is. */
 const PROC_SELF_FD = '/proc/self/fd';
@@ -94,6 +95,15 @@ export async function pinDirectory(path: string, fdDir = PROC_SELF_FD): Promise<
 /** Whether this platform can pin directories at all (see pinDirectory). */
 export function canPin(fdDir = PROC_SELF_FD): boolean {
   return existsSync(fdDir);
+}
+
+/** Tells the operator, once, that every repo_path will be refused here (no /proc/self/fd). */
+export function warnIfUnpinnable(logger: Pick<Logger, 'warn'>, fdDir = PROC_SELF_FD): void {
+  if (canPin(fdDir)) return;
+  logger.warn(
+    { reason: 'path_pinning_unsupported' },
+    'no /proc/self/fd on this platform: StartSession refuses every repo_path, since the agent could not be held to the directory that was checked',
+  );
 }
 
 function failed(err: unknown): PinResult {

@@ -9,7 +9,7 @@ import { type EndCause, endCause, type Scope, scope } from '@agent-bridge/scope'
 import type { Audit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
 import { BridgeError, precondition } from '../errors.js';
-import type { Caller } from '../types.js';
+import type { Caller, StartRequest } from '../types.js';
 import { type PermissionPolicy, toolMatcher } from './permission-policy.js';
 
 /** Resolved requests remembered per session, so a late answer hears how (FAILED_PRECONDITION). */
@@ -246,4 +246,24 @@ export class PermissionGate {
       if (oldest !== undefined) this.resolved.delete(oldest);
     }
   }
+}
+
+/** The gate of the session started by `request`, recording through `record`. */
+export function permissionGate(
+  request: StartRequest,
+  deps: Omit<PermissionGateDeps, 'policy' | 'record' | 'sessionId' | 'projectId'> & {
+    settings: { permissionPolicy(providerId: string): PermissionPolicy };
+  },
+  record: (event: AgentEvent) => number,
+): PermissionGate {
+  return new PermissionGate({
+    policy: deps.settings.permissionPolicy(request.provider),
+    clock: deps.clock,
+    timers: deps.timers,
+    record,
+    audit: deps.audit,
+    sessionId: request.sessionId,
+    projectId: request.projectId,
+    startedBy: deps.startedBy,
+  });
 }

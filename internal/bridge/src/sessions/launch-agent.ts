@@ -29,7 +29,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
   const { timers, logger, startupTimeoutMs, workspace } = deps;
   // Abandoned when start-up times out or the session is stopped meanwhile:
   // the provider watches it while it starts, so it ends for nothing else.
-  const abandon = scope(session.startupAbandoned);
+  const abandon = scope(session.startup.abandoned);
   // Ended once start-up has settled, either way.
   const settled = scope();
   // The startup timeout's clock: at most one timer runs, ended by `stop`,
@@ -96,7 +96,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     const late = starting
       ?.then((h) => h.stop({ force: true, gracePeriodMs: 0 }))
       .catch(() => undefined);
-    if (session.startupAbandoned.aborted) {
+    if (session.startup.abandoned.aborted) {
       // Stopped while starting: once no agent is left, the session ends as stopped.
       await late;
       session.finish({ exitCode: null, signal: null });

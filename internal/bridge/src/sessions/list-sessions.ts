@@ -1,5 +1,6 @@
-import { invalid } from '../errors.js';
-import type { SessionSnapshot, SessionStatus } from '../types.js';
+import { denied, invalid } from '../errors.js';
+import type { Caller, SessionSnapshot, SessionStatus } from '../types.js';
+import { preview } from '../validate.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
 import type { Session } from './session.js';
 
@@ -29,9 +30,17 @@ const DEFAULT_PAGE_SIZE = 100;
  */
 export function listSessions(
   sessions: Iterable<Session>,
-  projectId: string,
+  caller: Caller,
   filter: ListFilter,
 ): SessionPage {
+  // A filter names the caller's project or none: no listing of another's.
+  if (filter.projectId !== '' && filter.projectId !== caller.projectId) {
+    throw denied(
+      `the token is not valid for project ${preview(filter.projectId)}`,
+      'project_mismatch',
+    );
+  }
+  const { projectId } = caller;
   if (filter.pageSize > MAX_PAGE_SIZE)
     throw invalid(`page_size must be at most ${MAX_PAGE_SIZE}`, 'page_size_too_large');
   const size = filter.pageSize || DEFAULT_PAGE_SIZE;

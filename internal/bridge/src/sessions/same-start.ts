@@ -36,7 +36,7 @@ export async function retryStart(
       'session_id_in_use',
     );
   }
-  await existing.started?.catch(() => undefined);
+  await existing.startup.settled();
   if (table.get(req.sessionId) !== existing) {
     throw precondition(`session ${req.sessionId} could not be started`, 'start_failed');
   }

@@ -27,6 +27,12 @@ export interface SessionEventsDeps {
   startedBy?: Caller | undefined;
 }
 
+/** The events a store gave back for a session (oldest first), and which of them ends it. */
+export interface RestoredEvents {
+  events: Iterable<{ seq: number; bytes: Uint8Array }>;
+  terminalSeq: number | undefined;
+}
+
 /** An event stored but not yet committed: readers do not see it yet. */
 interface Uncommitted {
   event: BridgeEvent;
@@ -65,6 +71,7 @@ export class SessionEvents {
     private readonly request: StartRequest,
     private readonly deps: SessionEventsDeps,
     private readonly onStoreFailed: (error: Error) => void,
+    restored?: RestoredEvents,
   ) {
     this.ring = new EventRing(
       deps.settings.eventBufferSize,
@@ -78,10 +85,20 @@ export class SessionEvents {
     );
     this.redaction = new EventRedactor(deps.secrets);
     this.lastStored = deps.clock.now();
-    this.log = deps.store.eventLog(request.sessionId, {
-      committed: (seq) => this.committed(seq),
-      failed: (error) => this.failed(error),
-    });
+    let first: number | undefined;
+    for (const { seq, bytes } of restored?.events ?? []) {
+      first ??= seq;
+      this.ring.pushEncoded(seq, bytes, seq === restored?.terminalSeq);
+      this.next = seq + 1;
+    }
+    this.log = deps.store.eventLog(
+      request.sessionId,
+      { committed: (seq) => this.committed(seq), failed: (error) => this.failed(error) },
+      first,
+    );
+    // A ring with smaller bounds than the one that stored them lets the oldest go.
+    if (first !== undefined && this.ring.oldestSeq > first)
+      this.log.dropBefore(this.ring.oldestSeq);
   }
 
   /** Seq of the newest event stored, committed or not; 0 before the first. */

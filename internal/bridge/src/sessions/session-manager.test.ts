@@ -490,8 +490,8 @@ describe('SessionManager: streams and acks', () => {
     const { manager, start, open } = setup();
     const { id } = await start();
     for (const text of ['a', 'b', 'c']) await manager.sendInput(alpha, id, text, '');
-    expect(manager.ack(alpha, id, 'cp', 4)).toBe(4);
-    expect(manager.ack(alpha, id, 'cp', 2)).toBe(4);
+    expect(await manager.ack(alpha, id, 'cp', 4)).toBe(4);
+    expect(await manager.ack(alpha, id, 'cp', 2)).toBe(4);
     expect(await kindOf(() => manager.ack(alpha, id, 'cp', 8))).toBe('out_of_range');
     expect(await kindOf(() => manager.ack(alpha, id, '', 1))).toBe('invalid_argument');
     expect((await nextBatch(open(id, undefined, 'cp')))[0]?.seq).toBe(5);
@@ -542,11 +542,11 @@ describe('SessionManager: timers on the injected clock', () => {
     const { clock, manager, start, open } = setup({ subscriberTtlMs: 10_000, maxSubscribers: 1 });
     const { id } = await start();
     await manager.sendInput(alpha, id, 'x', '');
-    manager.ack(alpha, id, 'cp', 2);
+    await manager.ack(alpha, id, 'cp', 2);
     clock.advance(9_999);
     expect(await kindOf(() => manager.ack(alpha, id, 'other', 1))).toBe('resource_exhausted');
     clock.advance(1);
-    expect(manager.ack(alpha, id, 'other', 1)).toBe(1);
+    expect(await manager.ack(alpha, id, 'other', 1)).toBe(1);
     expect((await nextBatch(open(id, undefined, 'cp')))[0]?.seq).toBe(1);
   });
 

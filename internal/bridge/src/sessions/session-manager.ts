@@ -2,7 +2,7 @@ import type { Provider } from '@agent-bridge/providers';
 import { ScopeEnded, scope } from '@agent-bridge/scope';
 import { noAudit } from '../audit.js';
 import { type Clock, systemClock, systemTimers, type Timers } from '../clock.js';
-import { denied, precondition, unavailable } from '../errors.js';
+import { precondition, unavailable } from '../errors.js';
 import { jsonEventCodec } from '../events/event-codec.js';
 import { noEventObserver } from '../events/event-observer.js';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../events/subscriptions.js';
 import { checkLimits } from '../limits/session-limits.js';
 import { AllowedPaths } from '../paths/allowed-paths.js';
-import { canPin, type PinnedDirectory } from '../paths/pinned-directory.js';
+import { type PinnedDirectory, warnIfUnpinnable } from '../paths/pinned-directory.js';
 import type { PermissionPolicy } from '../permissions/permission-policy.js';
 import { type Redactor, SecretRedactor } from '../redaction/redactor.js';
 import { memoryStore } from '../store/memory-store.js';
@@ -29,12 +29,13 @@ import type {
 } from '../types.js';
 import { checkPermissionAnswer, checkSubscriberId, preview } from '../validate.js';
 import { checkStart, startingProvider } from './check-start.js';
-import { committed } from './committed-seq.js';
+import { committed, keptCursor } from './durable-answers.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
+import { restoreSession } from './restore-session.js';
 import { retryStart } from './same-start.js';
 import { sendInput } from './send-input.js';
-import { Session } from './session.js';
+import { Session, type SessionDeps } from './session.js';
 import { auditStopRequest } from './session-audit.js';
 import { census, countSessions } from './session-census.js';
 import type { SessionManagerDeps } from './session-manager-deps.js';
@@ -47,7 +48,7 @@ import { startSweeper } from './sweeper.js';
  * BridgeErrors with a kind.
  */
 export class SessionManager {
-  private readonly sessions = new SessionTable();
+  private readonly sessions: SessionTable;
   private readonly allowed: AllowedPaths;
   private readonly secrets: SecretRedactor;
   /** The daemon's redaction (built-in rules and `logging.redact_patterns`), for messages leaving it. */
@@ -60,21 +61,16 @@ export class SessionManager {
    * sweeper, refuses new sessions, and every session's scope lives inside it.
    */
   private readonly daemon = scope();
-  /** What every event and cursor here belongs to; see SessionManagerDeps.historyId. */
+  /** What every event and cursor here belongs to: the store's history. */
   readonly historyId: string;
-
   private readonly store: SessionStore;
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.store = deps.store ?? memoryStore(deps.historyId);
     this.historyId = this.store.historyId;
+    this.sessions = new SessionTable((id) => this.store.forgetSession(id));
     this.allowed = new AllowedPaths(deps.settings.allowedPaths);
-    if (!canPin()) {
-      deps.logger.warn(
-        { reason: 'path_pinning_unsupported' },
-        'no /proc/self/fd on this platform: StartSession refuses every repo_path, since the agent could not be held to the directory that was checked',
-      );
-    }
+    warnIfUnpinnable(deps.logger);
     this.secrets = new SecretRedactor(deps.redactPatterns ?? []);
     this.redact = (text) => this.secrets.redact(text);
     this.clock = deps.clock ?? systemClock;
@@ -95,6 +91,23 @@ export class SessionManager {
       },
       this.daemon.signal,
     );
+    for (const stored of this.store.storedSessions())
+      restoreSession(stored, this.sessionDeps(), this.sessions, deps.providers);
+  }
+
+  /** What every session here is built with. */
+  private sessionDeps(): SessionDeps {
+    return {
+      settings: this.deps.settings,
+      secrets: this.secrets,
+      clock: this.clock,
+      timers: this.timers,
+      audit: this.deps.audit ?? noAudit,
+      observer: this.deps.observer ?? noEventObserver,
+      codec: this.deps.codec ?? jsonEventCodec,
+      store: this.store,
+      lifetime: this.daemon.signal,
+    };
   }
 
   /** Aborted when the daemon shuts down; a call's scope lives inside it. */
@@ -166,24 +179,16 @@ export class SessionManager {
     const request = { ...req, agentOpts: { ...req.agentOpts } };
     const { settings, logger } = this.deps;
     const session = new Session(request, workspace.path, provider, {
-      settings,
-      secrets: this.secrets,
-      clock: this.clock,
-      timers: this.timers,
-      audit: this.deps.audit ?? noAudit,
-      observer: this.deps.observer ?? noEventObserver,
-      codec: this.deps.codec ?? jsonEventCodec,
-      store: this.store,
-      lifetime: this.daemon.signal,
+      ...this.sessionDeps(),
       startedBy: caller,
     });
     this.sessions.add(session);
     const startupTimeoutMs = settings.startupTimeoutMs(req.provider);
-    session.beginStartup(
+    session.startup.begin(
       launchAgent(session, { timers: this.timers, logger, startupTimeoutMs, workspace }),
     );
     try {
-      await session.started;
+      await session.startup.started;
     } catch (err) {
       this.sessions.remove(session);
       throw err;
@@ -203,13 +208,7 @@ export class SessionManager {
   }
 
   list(caller: Caller, filter: ListFilter): SessionPage {
-    if (filter.projectId !== '' && filter.projectId !== caller.projectId) {
-      throw denied(
-        `the token is not valid for project ${preview(filter.projectId)}`,
-        'project_mismatch',
-      );
-    }
-    return listSessions(this.sessions.values(), caller.projectId, filter);
+    return listSessions(this.sessions.values(), caller, filter);
   }
 
   /** Gives input to the agent; resolves with the seq of its INPUT_RECEIVED once that is committed. */
@@ -266,13 +265,13 @@ export class SessionManager {
    * of another history (a restart came between the read and the ack)
    * must not move a cursor of this one, whose seqs mean other events.
    */
-  ack(
+  async ack(
     caller: Caller,
     sessionId: string,
     subscriberId: string,
     ackSeq: number,
     historyId = '',
-  ): number {
+  ): Promise<number> {
     checkSubscriberId(subscriberId, true);
     const session = this.sessions.find(caller, sessionId);
     if (historyId !== '' && historyId !== this.historyId) {
@@ -281,7 +280,12 @@ export class SessionManager {
         'ack_of_other_history',
       );
     }
-    return this.subscriptions.ack(session, subscriberId, ackSeq);
+    const cursor = this.subscriptions.ack(session, subscriberId, ackSeq);
+    return keptCursor(this.store, session.id, {
+      subscriberId,
+      ackSeq: cursor,
+      touchedAt: this.clock.now(),
+    });
   }
 
   /** Refuses new work, stops every session (graceful, bounded by the grace period) and waits. */

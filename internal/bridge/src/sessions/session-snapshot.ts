@@ -1,5 +1,5 @@
 import type { EventRing } from '../events/event-ring.js';
-import type { SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
+import type { SessionFacts, SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
 
 /** What a snapshot reads of a session (a Session is one). */
 export interface SnapshotSource {
@@ -11,16 +11,6 @@ export interface SnapshotSource {
   readonly repoPath: string;
   readonly ring: EventRing;
   readonly readers: { readonly count: number };
-}
-
-/** What a session learns of its agent's process and its own end, as it goes. */
-export interface SessionFacts {
-  pid: number;
-  error: string;
-  exitCode?: number | undefined;
-  exitSignal: string;
-  /** When the terminal event was recorded. */
-  endedAt?: number | undefined;
 }
 
 /** A session as GetSession and ListSessions report it. */

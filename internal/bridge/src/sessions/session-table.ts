@@ -3,9 +3,15 @@ import type { Caller } from '../types.js';
 import { checkSessionId } from '../validate.js';
 import type { Session } from './session.js';
 
-/** The daemon's sessions by id, and how a caller finds one of them. */
+/**
+ * The daemon's sessions by id, and how a caller finds one of them. A
+ * session taken out is forgotten by the store too (`forget`), so what the
+ * store gives back after a restart is what the table held.
+ */
 export class SessionTable {
   private readonly byId = new Map<string, Session>();
+
+  constructor(private readonly forget: (sessionId: string) => void = () => undefined) {}
 
   get(sessionId: string): Session | undefined {
     return this.byId.get(sessionId);
@@ -21,7 +27,9 @@ export class SessionTable {
 
   /** Takes `session` out if it is still the one under its id (a failed start). */
   remove(session: Session): void {
-    if (this.byId.get(session.id) === session) this.byId.delete(session.id);
+    if (this.byId.get(session.id) !== session) return;
+    this.byId.delete(session.id);
+    this.forget(session.id);
   }
 
   /** Forgets an ended session (past its retention): its events and cursors go with it. */

@@ -34,7 +34,7 @@ describe('Session', () => {
   it('a stop during start-up stops the agent once it is there, and says why', async () => {
     const { session, agent } = setup();
     let started!: () => void;
-    session.beginStartup(
+    session.startup.begin(
       new Promise((resolve) => {
         started = resolve;
       }),

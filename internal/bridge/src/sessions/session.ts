@@ -5,18 +5,22 @@ import { precondition } from '../errors.js';
 import { CursorStore } from '../events/cursors.js';
 import type { BridgeEvent } from '../events/event.js';
 import type { EventRing } from '../events/event-ring.js';
-import { PermissionGate } from '../permissions/permission-gate.js';
-import type { SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
+import { type PermissionGate, permissionGate } from '../permissions/permission-gate.js';
+import type { SessionStore, StoredSession } from '../store/session-store.js';
+import type { SessionFacts, SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import { agentEnd, StoppedDuringStartup, type StopReason, startupEnd } from './session-ending.js';
+import { agentEnd, type StopReason, startupEnd } from './session-ending.js';
 import { SessionEvents, type SessionEventsDeps } from './session-events.js';
 import { SessionReaders } from './session-readers.js';
-import { type SessionFacts, snapshotOf } from './session-snapshot.js';
+import { snapshotOf } from './session-snapshot.js';
+import { SessionStartup } from './session-startup.js';
 
 export type { StopReason } from './session-ending.js';
 
 /** What a session is built with, besides what it runs. */
 export interface SessionDeps extends SessionEventsDeps {
+  /** What a store gave back of it at the daemon's start: it is restored, not started. */
+  restored?: StoredSession | undefined;
   /** Permission request timeouts. */
   timers: Timers;
   /** The daemon's scope: the session's lives inside it. */
@@ -36,8 +40,6 @@ export class Session {
   readonly createdAt: number;
   /** Who reads it now and when it was last active. */
   readonly readers: SessionReaders;
-  /** Settles when start-up has finished (either way); identical retries and stops wait on it. */
-  private startedPromise: Promise<void> | undefined;
   private state: SessionStatus = 'STARTING';
   private agent: AgentHandle | undefined;
   /** What its snapshot reports of the agent's process and the session's end. */
@@ -49,16 +51,14 @@ export class Session {
   private readonly stopGracePeriodMs: number;
   /** The session's scope, inside the daemon's; only the session ends it. */
   private readonly scope: Scope;
-  /**
-   * Ended (StoppedDuringStartup) by a stop while starting, and by nothing
-   * else: the provider may watch it for as long as its start-up runs.
-   */
-  private readonly startup: Scope;
+  /** Its start-up: what retries and stops wait on, and what a stop during it ends. */
+  readonly startup = new SessionStartup();
   private readonly events: SessionEvents;
   /** Settles once the terminal event is recorded. */
   private readonly terminal: Promise<void>;
   private terminalRecorded: () => void = () => undefined;
   private readonly clock: Clock;
+  private readonly store: SessionStore;
 
   constructor(
     readonly request: StartRequest,
@@ -66,28 +66,32 @@ export class Session {
     readonly provider: Provider,
     deps: SessionDeps,
   ) {
-    const { settings } = deps;
+    const { settings, restored } = deps;
     this.clock = deps.clock;
-    this.events = new SessionEvents(request, deps, (error) => this.storeFailed(error));
+    this.store = deps.store;
+    const ended = restored && !isLive(restored.record.status);
+    const events = restored && [...restored.events()];
+    this.events = new SessionEvents(
+      request,
+      deps,
+      (error) => this.storeFailed(error),
+      events && { events, terminalSeq: ended ? events.at(-1)?.seq : undefined },
+    );
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
+    for (const c of restored?.cursors ?? [])
+      this.cursors.restore(c.subscriberId, c.ackSeq, c.touchedAt);
     this.stopGracePeriodMs = settings.stopGracePeriodMs;
     this.scope = scope(deps.lifetime);
-    this.startup = scope();
     this.terminal = new Promise((resolve) => {
       this.terminalRecorded = resolve;
     });
-    this.permissions = new PermissionGate({
-      policy: settings.permissionPolicy(request.provider),
-      clock: deps.clock,
-      timers: deps.timers,
-      record: (ev) => this.record(ev).seq,
-      audit: deps.audit,
-      sessionId: request.sessionId,
-      projectId: request.projectId,
-      startedBy: deps.startedBy,
-    });
-    this.createdAt = this.clock.now();
+    this.permissions = permissionGate(request, deps, (ev) => this.record(ev).seq);
+    this.createdAt = restored?.record.createdAt ?? this.clock.now();
     this.readers = new SessionReaders(this.createdAt, () => this.events.lastStoredAt);
+    if (restored) {
+      this.state = restored.record.status;
+      Object.assign(this.facts, restored.record.facts);
+    } else this.save();
   }
 
   /** The session's stored events, which readers address by seq. */
@@ -118,17 +122,6 @@ export class Session {
     return this.scope.signal;
   }
 
-  /** Settles when start-up has finished (either way); undefined before it began. */
-  get started(): Promise<void> | undefined {
-    return this.startedPromise;
-  }
-
-  /** Start-up has begun: identical retries and stops wait on `startup`. Once only. */
-  beginStartup(startup: Promise<void>): void {
-    if (this.startedPromise) throw new Error(`session ${this.id} was already started`);
-    this.startedPromise = startup;
-  }
-
   get projectId(): string {
     return this.request.projectId;
   }
@@ -143,7 +136,7 @@ export class Session {
   }
 
   get live(): boolean {
-    return this.state === 'STARTING' || this.state === 'RUNNING' || this.state === 'STOPPING';
+    return isLive(this.state);
   }
 
   get ended(): boolean {
@@ -179,16 +172,6 @@ export class Session {
     return this.agent;
   }
 
-  /**
-   * Aborted (with StoppedDuringStartup) when the session is stopped while it
-   * starts, so a start-up still waiting (for its turn in a shared home, for
-   * a slow handshake) ends at once instead of bringing up an agent only to
-   * stop it.
-   */
-  get startupAbandoned(): AbortSignal {
-    return this.startup.signal;
-  }
-
   /** The process exists: recorded before any of its output. */
   markSpawned(pid: number): void {
     // A spawn reported after start-up was abandoned would land past the terminal event.
@@ -205,7 +188,9 @@ export class Session {
   /** Start-up finished: the agent takes input, unless a stop was requested meanwhile. */
   markRunning(agent: AgentHandle): void {
     this.agent = agent;
-    if (this.state === 'STARTING') this.state = 'RUNNING';
+    if (this.state !== 'STARTING') return;
+    this.state = 'RUNNING';
+    this.save();
   }
 
   /**
@@ -217,10 +202,11 @@ export class Session {
     if (this.ended) return Promise.resolve();
     if (this.stopping && !force) return this.stopping;
     this.stopReason ??= reason;
-    if (this.state === 'STARTING') this.startup.end(new StoppedDuringStartup(this.stopReason));
+    if (this.state === 'STARTING') this.startup.abandon(this.stopReason);
     // The agent is going: nothing it asks now waits for an answer.
     this.scope.end(new ScopeEnded(this.stopReason === 'shutdown' ? 'shutdown' : 'stop'));
     this.state = 'STOPPING';
+    this.save();
     this.stopping = this.stopAgent(force);
     return this.stopping;
   }
@@ -228,7 +214,7 @@ export class Session {
   private async stopAgent(force: boolean): Promise<void> {
     // A stop during start-up waits for the start-up to end (it was told to
     // give up), then stops the agent if one came up all the same.
-    await this.startedPromise?.catch(() => undefined);
+    await this.startup.settled();
     const agent = this.agent;
     if (!agent) return;
     await agent.stop({ force, gracePeriodMs: this.stopGracePeriodMs });
@@ -256,6 +242,7 @@ export class Session {
     this.state = 'STOPPED';
     const { text, data } = end;
     this.append({ type: 'SESSION_STOPPED', stream: 'system', text, done: true, data });
+    this.save();
     this.terminalRecorded();
   }
 
@@ -290,10 +277,19 @@ export class Session {
     this.facts.error = error;
     this.facts.endedAt ??= this.clock.now();
     this.append({ type: 'SESSION_FAILED', stream: 'system', text: error, done: true, error, data });
+    this.save();
     this.terminalRecorded();
   }
 
   snapshot(): SessionSnapshot {
     return snapshotOf(this, this.facts);
   }
+
+  /** Keeps what the session is now, committed with its events of the same turn. */
+  private save(): void {
+    const { request, repoPath, state: status, createdAt } = this;
+    this.store.saveSession({ request, repoPath, status, createdAt, facts: { ...this.facts } });
+  }
 }
+
+const isLive = (s: SessionStatus) => s === 'STARTING' || s === 'RUNNING' || s === 'STOPPING';

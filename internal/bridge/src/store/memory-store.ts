@@ -15,5 +15,9 @@ export function memoryStore(historyId: string = randomUUID()): SessionStore {
       append: (seq) => sink.committed(seq),
       dropBefore: () => undefined,
     }),
+    storedSessions: () => [],
+    saveSession: () => undefined,
+    saveCursor: () => Promise.resolve(),
+    forgetSession: () => undefined,
   };
 }

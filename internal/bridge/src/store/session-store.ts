@@ -1,3 +1,5 @@
+import type { SessionFacts, SessionStatus, StartRequest } from '../types.js';
+
 /**
  * Where a daemon's sessions are kept, so they can outlive its process. The
  * core writes each session's events through it, encoded once (the ring's
@@ -16,8 +18,43 @@ export interface SessionStore {
   readonly historyId: string;
   /** Whether what it holds outlives the process. */
   readonly durable: boolean;
-  /** The event log of one session; `sink` hears when its appends are committed. */
-  eventLog(sessionId: string, sink: CommitSink): EventLog;
+  /**
+   * The event log of one session; `sink` hears when its appends are
+   * committed. `keptFrom` is the oldest seq it holds (a restored session's).
+   */
+  eventLog(sessionId: string, sink: CommitSink, keptFrom?: number): EventLog;
+  /** Every session kept, for the daemon's start (none for the memory store). */
+  storedSessions(): Iterable<StoredSession>;
+  /** Keeps what a session is (at start and at each change of status). */
+  saveSession(record: SessionRecord): void;
+  /** Keeps a subscriber's acknowledged position; resolves once committed. */
+  saveCursor(sessionId: string, cursor: StoredCursor): Promise<void>;
+  /** Forgets a session: its record, events and cursors (an ended one past retention, a failed start). */
+  forgetSession(sessionId: string): void;
+}
+
+/** What a store keeps of a session beside its events: enough to serve it after a restart. */
+export interface SessionRecord {
+  request: StartRequest;
+  repoPath: string;
+  status: SessionStatus;
+  createdAt: number;
+  facts: SessionFacts;
+}
+
+/** A subscriber's acknowledged position, as kept. */
+export interface StoredCursor {
+  subscriberId: string;
+  ackSeq: number;
+  touchedAt: number;
+}
+
+/** A session as a store gives it back at the daemon's start. */
+export interface StoredSession {
+  record: SessionRecord;
+  /** Its events as kept, oldest first. */
+  events(): Iterable<{ seq: number; bytes: Uint8Array }>;
+  cursors: StoredCursor[];
 }
 
 /** What a session's event log tells its session. */

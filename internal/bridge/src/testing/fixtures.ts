@@ -9,7 +9,7 @@ import { noEventObserver } from '../events/event-observer.js';
 import type { EventSlice } from '../events/event-slice.js';
 import { DENY_ALL } from '../permissions/permission-policy.js';
 import { SecretRedactor } from '../redaction/redactor.js';
-import { Session } from '../sessions/session.js';
+import { Session, type SessionDeps } from '../sessions/session.js';
 import { memoryStore } from '../store/memory-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { CoreSettings, Logger } from '../types.js';
@@ -37,6 +37,25 @@ export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSetting
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** What a session outside any manager is built with, in tests. */
+export function sessionDeps(
+  clock: Clock,
+  overrides: Partial<CoreSettings> = {},
+  store: SessionStore = memoryStore(),
+): SessionDeps {
+  return {
+    settings: testSettings(overrides),
+    secrets: new SecretRedactor(),
+    clock,
+    timers: systemTimers,
+    audit: noAudit,
+    observer: noEventObserver,
+    codec: jsonEventCodec,
+    store,
+    lifetime: new AbortController().signal,
+  };
+}
+
 /** A session of project "alpha" outside any manager, for tests of what reads it. */
 export function newSession(
   clock: Clock,
@@ -50,17 +69,7 @@ export function newSession(
     provider: 'fake',
     agentOpts: {},
   };
-  return new Session(request, '/repo', new FakeProvider(), {
-    settings: testSettings(overrides),
-    secrets: new SecretRedactor(),
-    clock,
-    timers: systemTimers,
-    audit: noAudit,
-    observer: noEventObserver,
-    codec: jsonEventCodec,
-    store,
-    lifetime: new AbortController().signal,
-  });
+  return new Session(request, '/repo', new FakeProvider(), sessionDeps(clock, overrides, store));
 }
 
 /** The next batch of a stream; fails when the stream ends or stays silent. */

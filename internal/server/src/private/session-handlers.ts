@@ -110,9 +110,9 @@ export function sessionHandlers(
     ackEvents: unaryCall(
       kit,
       'AckEvents',
-      (caller, req): AckEventsResponse => ({
+      async (caller, req): Promise<AckEventsResponse> => ({
         ackSeq: BigInt(
-          manager.ack(
+          await manager.ack(
             caller,
             req.sessionId,
             req.subscriberId,
