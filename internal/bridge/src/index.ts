@@ -18,14 +18,7 @@ export { EventRedactor } from './redaction/event-redactor.js';
 export { createRedactor, REDACTED, type Redactor, SecretRedactor } from './redaction/redactor.js';
 export { SessionManager } from './sessions/session-manager.js';
 export { memoryStore } from './store/memory-store.js';
-export type {
-  CommitSink,
-  EventLog,
-  SessionRecord,
-  SessionStore,
-  StoredCursor,
-  StoredSession,
-} from './store/session-store.js';
+export type * from './store/session-store.js';
 export type {
   Caller,
   PermissionAnswer,
