@@ -48,6 +48,7 @@ describe('a session restored from its store', () => {
     const restored = restart(clock, store).get(session.id)!;
     expect(all(restored)).toEqual(before);
     expect(restored.snapshot()).toEqual({ ...snapshot, subscriberCount: 0 });
+    expect(restored.lifetime.aborted).toBe(true);
     const reader = readEvents(
       restored,
       { afterSeq: 1, maxBatchEvents: 100, maxBatchBytes: 1 << 20 },

@@ -88,10 +88,13 @@ export class Session {
     this.permissions = permissionGate(request, deps, (ev) => this.record(ev).seq);
     this.createdAt = restored?.record.createdAt ?? this.clock.now();
     this.readers = new SessionReaders(this.createdAt, () => this.events.lastStoredAt);
-    if (restored) {
+    if (!restored) this.save();
+    else {
       this.state = restored.record.status;
       Object.assign(this.facts, restored.record.facts);
-    } else this.save();
+      // An ended session's lifetime is over: nothing of it waits on the daemon's.
+      if (ended) this.scope.end(new ScopeEnded('exit'));
+    }
   }
 
   /** The session's stored events, which readers address by seq. */
