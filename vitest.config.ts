@@ -17,7 +17,8 @@ const NEVER = ['**/node_modules/**', 'tests/contract/**'];
  * fault injection (kills, floods, restarts, stalls), the CLIs run as
  * processes against openssl, packaging and the examples, the SDK under
  * network cuts and daemon restarts, the floods of the security catalogue,
- * start-ups beside a CPU hog, and the session store killed mid-write.
+ * start-ups beside a CPU hog, the session store killed mid-write, and the
+ * daemon killed mid-flood and restarted on its store.
  */
 const SLOW = [
   'tests/src/faults/**/*.test.ts',
@@ -27,10 +28,11 @@ const SLOW = [
   'tests/src/e2e/service.test.ts',
   'tests/src/e2e/build-script.test.ts',
   'tests/src/examples/**/*.test.ts',
-  'tests/src/sdk/{network-cuts,restart-acks,tokens,resume,delivery}.test.ts',
+  'tests/src/sdk/{network-cuts,restart-acks,daemon-restart,tokens,resume,delivery}.test.ts',
   'tests/src/security/{http2-limits,fanout,handshake-flood,path-race,rate-limits}.test.ts',
   'tests/src/providers/{concurrent-start,busy-host-probes}.test.ts',
   'internal/store/src/lmdb-crash.test.ts',
+  'tests/src/durability/**/*.test.ts',
 ];
 
 // One run for the whole workspace. Workspace packages resolve to their

@@ -27,9 +27,10 @@ export interface TestDaemon {
   output(): string;
   /**
    * SIGTERM and wait for exit; resolves with the exit code. A daemon still
-   * running `stopWaitMs` (20 s) later is killed and the stop fails.
+   * running `stopWaitMs` (20 s) later is killed and the stop fails. `dir`
+   * is removed, unless `keepDir` (a daemon will start in it again).
    */
-  stop(): Promise<number | null>;
+  stop(opts?: { keepDir?: boolean }): Promise<number | null>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -50,6 +51,11 @@ export interface DaemonOptions {
   command?: (configPath: string) => { file: string; args: string[]; cwd?: string };
   /** How long `stop` waits for the daemon to exit after SIGTERM (default 20 s). */
   stopWaitMs?: number;
+  /**
+   * Start in this directory, an earlier daemon's `dir` (its config, repos,
+   * audit file and session store), instead of a new one: a restart.
+   */
+  dir?: string;
 }
 
 /**
@@ -79,7 +85,7 @@ const fromSource: NonNullable<DaemonOptions['command']> = (configPath) => ({
  * and waits for its readiness line.
  */
 export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'bridge-daemon-')));
+  const dir = opts.dir ?? realpathSync(mkdtempSync(join(tmpdir(), 'bridge-daemon-')));
   const repo = join(dir, 'repos', 'app');
   mkdirSync(repo, { recursive: true });
   const providers: Record<string, unknown> = { mock: {} };
@@ -102,6 +108,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
     },
     // The process group record (orphan guard) of this daemon alone.
     sessions: { stop_grace_period: '2s', state_dir: join(dir, 'state') },
+    // The embedded store, as in production, in this daemon's directory.
+    storage: { path: join(dir, 'store') },
     // Far above what any test does unless it sets its own: a test about
     // something else must never meet a rate limit by accident.
     rate_limits: {
@@ -138,7 +146,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
   } catch (err) {
     proc.kill('SIGKILL');
     await exited;
-    rmSync(dir, { recursive: true, force: true });
+    // An earlier daemon's directory is not this one's to remove.
+    if (opts.dir === undefined) rmSync(dir, { recursive: true, force: true });
     throw err;
   }
   return {
@@ -151,7 +160,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
     audit: new AuditReader(auditPath),
     output: output.text,
     exited,
-    stop: async () => {
+    stop: async ({ keepDir = false } = {}) => {
       try {
         if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
         const waitMs = opts.stopWaitMs ?? STOP_WAIT_MS;
@@ -161,7 +170,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<TestDaemon> {
         await exited;
         throw err;
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        if (!keepDir) rmSync(dir, { recursive: true, force: true });
       }
     },
   };

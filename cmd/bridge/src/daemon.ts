@@ -1,5 +1,5 @@
 import { JwtVerifier, loadIssuerKeys } from '@agent-bridge/auth';
-import { type Audit, DENY_ALL, SessionManager } from '@agent-bridge/bridge';
+import { type Audit, DENY_ALL, SessionManager, type SessionStore } from '@agent-bridge/bridge';
 import { type BridgeConfig, compileRedactPattern } from '@agent-bridge/config';
 import { type BridgeMetrics, createBridgeMetrics } from '@agent-bridge/metrics';
 import type { Provider } from '@agent-bridge/providers';
@@ -24,11 +24,14 @@ export async function startDaemon({
   providers,
   logger,
   audit,
+  store,
 }: {
   config: BridgeConfig;
   providers: Map<string, Provider>;
   logger: Logger;
   audit: Audit;
+  /** Where sessions are kept; the caller opens it before and closes it after the daemon. */
+  store?: SessionStore;
 }): Promise<RunningDaemon> {
   // The first health probes start now, in the background: the first
   // session, Health and ListProviders never wait for them.
@@ -85,6 +88,7 @@ export async function startDaemon({
     redactPatterns: config.logging.redactPatterns.map(compileRedactPattern),
     audit: audited,
     codec: wireEventCodec(),
+    ...(store ? { store } : {}),
     ...(metrics ? { observer: metrics.events } : {}),
   });
   let server: BridgeServer;

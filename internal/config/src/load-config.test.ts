@@ -262,7 +262,7 @@ logging:
       '12: sessions.max_per_projet: unknown key (known keys: max_per_project, max_global, idle_timeout, stop_grace_period, event_buffer_size, event_buffer_bytes, retention, max_subscribers, subscriber_ttl, state_dir)',
     ]);
     expect(problems(`${MINIMAL}\nservr: {}\n`)).toEqual([
-      '11: servr: unknown key (known keys: server, tls, metrics, auth, rate_limits, sessions, input, providers, allowed_paths, logging)',
+      '11: servr: unknown key (known keys: server, tls, metrics, auth, rate_limits, sessions, storage, input, providers, allowed_paths, logging)',
     ]);
     expect(problems(`${MINIMAL}\nproviders:\n  x:\n    binry: y\n`)).toEqual([
       '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, permission_timeout, permission_default, auto_allow, allowed_opts, default_opts, isolate_home, health_ttl, probe_timeout)',
@@ -271,6 +271,29 @@ logging:
       problems(MINIMAL.replace('key_path: keys/prd.pub', 'key_path: keys/prd.pub\n      kid: c')),
     ).toEqual([
       '10: auth.jwt_public_keys[0].kid: unknown key (known keys: issuer, key_path, client_identities)',
+    ]);
+  });
+
+  it('keeps sessions in the embedded store unless told otherwise', () => {
+    const parse = (extra: string) =>
+      parseConfig(`${MINIMAL}${extra}`, { baseDir: '/etc/bridge' }).config.storage;
+    expect(parse('')).toEqual({ backend: 'embedded', path: '', sync: true });
+    expect(parse('\nstorage:\n  backend: memory\n')).toEqual({
+      backend: 'memory',
+      path: '',
+      sync: true,
+    });
+    expect(parse('\nstorage:\n  path: var/store\n  sync: false\n')).toEqual({
+      backend: 'embedded',
+      path: '/etc/bridge/var/store',
+      sync: false,
+    });
+    expect(
+      problems(`${MINIMAL}\nstorage:\n  backend: disk\n  sync: sometimes\n  size: 1GiB\n`),
+    ).toEqual([
+      '12: storage.backend: must be "embedded" or "memory", got "disk"',
+      '13: storage.sync: must be true or false, got string "sometimes"',
+      '14: storage.size: unknown key (known keys: backend, path, sync)',
     ]);
   });
 
@@ -471,6 +494,7 @@ describe('the documented example bridge.yaml', () => {
       'auth',
       'rate_limits',
       'sessions',
+      'storage',
       'input',
       'providers',
       'allowed_paths',

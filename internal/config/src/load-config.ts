@@ -115,6 +115,15 @@ const SESSIONS: Table<BridgeConfig['sessions']> = {
   stateDir: ['state_dir', optionalFile()],
 };
 
+const STORAGE: Table<BridgeConfig['storage']> = {
+  backend: [
+    'backend',
+    oneOf('embedded', ['embedded', 'memory'] as const, '"embedded" or "memory"'),
+  ],
+  path: ['path', optionalFile()],
+  sync: ['sync', bool(true)],
+};
+
 const INPUT: Table<BridgeConfig['input']> = {
   maxSizeBytes: ['max_size_bytes', byteSize(65_536, 1)],
 };
@@ -183,6 +192,7 @@ const BRIDGE: Table<BridgeConfig> = {
   auth: ['auth', section(AUTH)],
   rateLimits: ['rate_limits', section(RATE_LIMITS)],
   sessions: ['sessions', section(SESSIONS)],
+  storage: ['storage', section(STORAGE)],
   input: ['input', section(INPUT)],
   providers: [
     'providers',

@@ -65,6 +65,18 @@ export interface BridgeConfig {
      */
     stateDir: string;
   };
+  /** Where sessions, their events and their cursors are kept. */
+  storage: {
+    /** `embedded`: on disk, kept across restarts (the default); `memory`: lost at every restart. */
+    backend: 'embedded' | 'memory';
+    /**
+     * The embedded store's directory. Empty: the daemon's default
+     * ($XDG_STATE_HOME/agent-bridge/store, else ~/.local/state/agent-bridge/store).
+     */
+    path: string;
+    /** Each commit waits for the disk, so a host crash loses no acknowledged event. */
+    sync: boolean;
+  };
   input: { maxSizeBytes: number };
   providers: Record<string, ProviderConfig>;
   allowedPaths: string[];

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { JwtVerifier } from '@agent-bridge/auth';
 import { type Audit, type SessionManager, systemClock } from '@agent-bridge/bridge';
 import type { BridgeConfig } from '@agent-bridge/config';
@@ -99,8 +100,8 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
     // unread frames) gets its new streams refused instead.
     'grpc-node.max_session_memory': MAX_SESSION_MEMORY_MB,
   });
-  // The daemon's run is its history: in-memory sessions begin anew with it.
-  const instanceId = opts.manager.historyId;
+  // New at every start; the history (manager.historyId) is the store's and may outlive it.
+  const instanceId = randomUUID();
   const connections = new ConnectionIdentities();
   let listener: TlsListener | undefined;
   server.addService(
@@ -147,7 +148,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
   });
   const tls = listener;
   logger.info(
-    { listen: config.server.listen, port: tls.port, instanceId },
+    { listen: config.server.listen, port: tls.port, instanceId, historyId: opts.manager.historyId },
     'bridge listening (TLS 1.3, mutual TLS)',
   );
   let metrics: MetricsListener | undefined;

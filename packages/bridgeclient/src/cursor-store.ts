@@ -23,8 +23,8 @@ export interface Cursor {
   /** Every event with seq <= ackSeq has been processed. */
   ackSeq: number;
   /**
-   * The history the events were read from: the daemon's
-   * `server_instance_id` (new at each daemon start) when it was taken.
+   * The history the events were read from: the daemon's `history_id`
+   * when it was taken (kept across restarts with its store).
    */
   instanceId: string;
 }

@@ -112,14 +112,18 @@ export class TlsRefusalError extends UnavailableError {
 /** The call's deadline passed. */
 export class DeadlineExceededError extends BridgeError {}
 /**
- * The daemon restarted (its instance id changed) since the cursor was
- * taken: the session, its events and the cursor are gone, so resuming is
- * impossible. Start over.
+ * The daemon serves another history than the one the cursor was taken in
+ * (Health's `historyId` changed: its session store is new or was wiped,
+ * or it keeps sessions in memory and restarted): the session, its events
+ * and the cursor are gone, so resuming is impossible. Start over. A
+ * restart that kept the store is not this: the stream just continues.
  */
 export class CursorLostError extends BridgeError {
   constructor(
     details: string,
+    /** The history the cursor was taken in. */
     readonly previousInstanceId: string,
+    /** The history the daemon serves now (its `historyId`). */
     readonly instanceId: string,
   ) {
     super('DATA_LOSS', details);

@@ -121,7 +121,9 @@ describe('bridgectl', () => {
     const health = await ctl(['health']);
     expect(health.stderr).toBe('');
     expect(health.code).toBe(0);
-    expect(health.stdout).toMatch(/^serving {2}version \S+ {2}instance /);
+    expect(health.stdout).toMatch(
+      /^serving {2}version \S+ {2}instance \S+ .*\nhistory [0-9a-f-]{36}\n/,
+    );
     expect(JSON.parse((await ctl(['health', '--json'])).stdout)).toMatchObject({
       status: 'serving',
     });

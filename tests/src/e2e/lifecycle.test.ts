@@ -100,6 +100,8 @@ describe('session lifecycle through every RPC (mock agent, real mTLS + JWT)', ()
     expect(health.projectActiveSessions).toBeGreaterThanOrEqual(1);
     expect(health.projectActiveSessions).toBeLessThanOrEqual(health.activeSessions);
     expect(health.serverInstanceId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(health.historyId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(health.historyId).not.toBe(health.serverInstanceId);
     expect(health.providers.find((p) => p.provider === 'mock')?.available).toBe(true);
 
     const providers = await bridge.call((c) => c.listProviders, {});

@@ -45,6 +45,10 @@ describe('packaging/bridge.production.yaml', () => {
     // The process group record outlives a crash (and the restart after it), not a reboot.
     expect(config.sessions.stateDir).toBe(`/run/${service('RuntimeDirectory')}`);
     expect(service('RuntimeDirectoryPreserve')).toBe('restart');
+    // The session store outlives a reboot too: in the unit's state directory, never under /run.
+    expect(config.storage.backend).toBe('embedded');
+    expect(config.storage.sync).toBe(true);
+    expect(dirname(config.storage.path)).toBe(`/var/lib/${service('StateDirectory')}`);
     const writable = service('ReadWritePaths').split(/\s+/);
     for (const dir of config.allowedPaths) {
       expect(

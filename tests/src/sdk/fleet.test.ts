@@ -206,7 +206,7 @@ describe('routing', () => {
       expect(first.done).toBe(false);
       expect(first.value?.seq).toBe(1);
       // It reads the daemon that runs the session: that daemon's history.
-      expect(stream.historyId).toBe((await sdkClient(two).health()).serverInstanceId);
+      expect(stream.historyId).toBe((await sdkClient(two).health()).historyId);
       expect(stream.processedSeq).toBe(0);
       stream.close();
       expect(await events.next()).toEqual({ done: true, value: undefined });

@@ -34,6 +34,7 @@ const healthy: HealthResponse = {
   providers: [],
   version: 'stand-in',
   serverInstanceId: 'i',
+  historyId: 'h',
   startedAt: undefined,
   activeSessions: 0,
   retainedSessions: 0,

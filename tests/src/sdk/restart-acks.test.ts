@@ -1,7 +1,8 @@
 /**
  * Acknowledgements cannot cross histories. A reader acknowledging every
- * event reads a session through a proxy; the daemon is SIGKILLed and
- * restarted behind the proxy, and a new session with the same id is
+ * event reads a session through a proxy; the daemon is SIGKILLed and a
+ * daemon with a new session store (as if the store had been wiped) takes
+ * its place behind the proxy, and a new session with the same id is
  * started on it. The old stream ends with CursorLostError, none of its
  * acknowledgements reaches the new daemon (its audit file has none), and
  * a new reader with the same subscriber id starts at seq 1. The daemon
@@ -37,7 +38,7 @@ afterAll(async () => {
 
 const fast = { retry: { initialDelayMs: 10, maxDelayMs: 200 } };
 
-describe('acknowledgements across a daemon restart', () => {
+describe('acknowledgements across a lost history (a new store behind the same address)', () => {
   it('the old stream fails with CursorLostError, no ack of it reaches the new daemon, a new reader starts at seq 1', {
     timeout: 120_000,
   }, async () => {
@@ -77,9 +78,9 @@ describe('acknowledgements across a daemon restart', () => {
 
     const lost = await within('the old stream to end', ended, 60_000);
     expect(lost).toBeInstanceOf(CursorLostError);
-    const newInstance = (await beside.health()).serverInstanceId;
-    expect(lost).toMatchObject({ instanceId: newInstance });
-    expect(oldStream.historyId).not.toBe(newInstance);
+    const newHistory = (await beside.health()).historyId;
+    expect(lost).toMatchObject({ instanceId: newHistory });
+    expect(oldStream.historyId).not.toBe(newHistory);
 
     // A call of the old client after its stream ended: once the new daemon
     // has audited it, anything the old client sent before it is audited too.
@@ -108,14 +109,14 @@ describe('acknowledgements across a daemon restart', () => {
       repoPath: bridge.daemon.repo,
     });
     await waitFor('some events', async () => (await c.getSession(sessionId)).lastSeq > 10);
-    const history = (await c.health()).serverInstanceId;
+    const history = (await c.health()).historyId;
     expect(await c.ackEvents(sessionId, 'cp', 5, { historyId: history })).toBe(5);
     const other = randomUUID();
     const err = await c.ackEvents(sessionId, 'cp', 9, { historyId: other }).catch((e) => e);
     expect(err).toBeInstanceOf(FailedPreconditionError);
     expect(err).toMatchObject({ code: 'FAILED_PRECONDITION', method: 'AckEvents' });
     expect(err.message).toBe(
-      `AckEvents: history_id "${other}" is not this daemon's history ${history}: the acknowledged events were read from another run of the daemon (or another daemon), so no cursor was moved`,
+      `AckEvents: history_id "${other}" is not this daemon's history ${history}: the acknowledged events were read before its session store was new or wiped (or from another daemon), so no cursor was moved`,
     );
     // Nothing moved; an ack with no history (a generic client) still works.
     expect(await c.ackEvents(sessionId, 'cp', 0)).toBe(5);

@@ -20,8 +20,9 @@ export async function announceDev(
   config: BridgeConfig,
   dev: DevRun,
   logger: Logger,
+  storePath: string | undefined,
 ): Promise<void> {
-  printDevHelp(file, port, config.server.listen);
+  printDevHelp(file, port, config.server.listen, storePath);
   try {
     const profile = await writeDevProfile(dev.files, dev.listen, port, process.env);
     process.stderr.write(
@@ -34,7 +35,12 @@ export async function announceDev(
   }
 }
 
-function printDevHelp(configFile: string, port: number, listen: string): void {
+function printDevHelp(
+  configFile: string,
+  port: number,
+  listen: string,
+  storePath: string | undefined,
+): void {
   const host = listen.replace(/:\d+$/, '');
   const dir = configFile.replace(/\/bridge\.dev\.yaml$/, '');
   // Paths as the user would type them from where they ran the command.
@@ -47,6 +53,7 @@ function printDevHelp(configFile: string, port: number, listen: string): void {
   client cert  ${rel('client.crt')}  key ${rel('client.key')}
   JWT key      ${rel('jwt.key')} (issuer "${DEV_ISSUER}")    [all under ${dir}]
   audit log    ${rel('audit.jsonl')}
+  sessions     ${storePath === undefined ? 'in memory only (storage.backend: memory): lost at every restart' : `${storePath.startsWith(`${dir}/`) ? rel(relative(dir, storePath)) : storePath} (kept across restarts)`}
 
   Mint a token (valid 5 minutes, bound to the client certificate) and call the daemon:
     TOKEN=$(npm run -s bridge-ca -- jwt-mint --key ${rel('jwt.key')} --iss ${DEV_ISSUER} --sub me --project ${DEV_PROJECT} --bind-cert ${rel('client.crt')})

@@ -8,6 +8,7 @@ import { type OrphanGuard, startOrphanGuard } from '../orphan-guard.js';
 import { checkStartup } from '../startup-checks.js';
 import { announceDev, type DevRun } from './dev-run.js';
 import { load } from './load.js';
+import { type OpenedStore, openStore, StoreOpenError } from './open-store.js';
 import { untilStopped } from './signals.js';
 import { lines, startupCheckOptions, stateDirOf } from './startup-inputs.js';
 
@@ -67,21 +68,43 @@ export async function run(
     auditLog.close();
     return 1;
   }
-  let daemon: Awaited<ReturnType<typeof startDaemon>>;
+  let stored: OpenedStore;
   try {
-    daemon = await startDaemon({ config, providers, logger, audit: auditLog.audit });
+    stored = await openStore(config, dev);
   } catch (err) {
     logger.fatal({ err }, `cannot start: ${(err as Error).message}`);
     orphans.close();
     auditLog.close();
+    return err instanceof StoreOpenError ? err.exitCode : 1;
+  }
+  logger.info(
+    { storage: config.storage.backend, path: stored.path, historyId: stored.store.historyId },
+    stored.path === undefined
+      ? 'sessions kept in memory only (storage.backend: memory): a restart loses them'
+      : `sessions kept in ${stored.path}`,
+  );
+  let daemon: Awaited<ReturnType<typeof startDaemon>>;
+  try {
+    daemon = await startDaemon({
+      config,
+      providers,
+      logger,
+      audit: auditLog.audit,
+      store: stored.store,
+    });
+  } catch (err) {
+    logger.fatal({ err }, `cannot start: ${(err as Error).message}`);
+    await stored.close();
+    orphans.close();
+    auditLog.close();
     return err instanceof ConfigError ? 2 : 1;
   }
-  if (dev) await announceDev(file, daemon.server.port, config, dev, logger);
+  if (dev) await announceDev(file, daemon.server.port, config, dev, logger, stored.path);
   // Machine-readable readiness line for supervisors and tests.
   if (process.env.BRIDGE_READY_FD === '1')
     process.stdout.write(
       `BRIDGE_READY port=${daemon.server.port}${daemon.server.metricsPort === undefined ? '' : ` metrics_port=${daemon.server.metricsPort}`}\n`,
     );
 
-  return untilStopped(daemon, logger, auditLog, orphans);
+  return untilStopped(daemon, logger, { auditLog, orphans, store: stored });
 }

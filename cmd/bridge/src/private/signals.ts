@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit-log.js';
 import type { RunningDaemon } from '../daemon.js';
 import type { OrphanGuard } from '../orphan-guard.js';
+import type { OpenedStore } from './open-store.js';
 
 /**
  * Serves until SIGTERM or SIGINT, then stops the daemon gracefully and
@@ -11,8 +12,7 @@ import type { OrphanGuard } from '../orphan-guard.js';
 export function untilStopped(
   daemon: RunningDaemon,
   logger: Logger,
-  auditLog: AuditLog,
-  orphans: OrphanGuard,
+  { auditLog, orphans, store }: { auditLog: AuditLog; orphans: OrphanGuard; store: OpenedStore },
 ): Promise<number> {
   return new Promise<number>((done) => {
     const stop = (sig: string) => {
@@ -25,6 +25,16 @@ export function untilStopped(
             logger.error({ err }, 'shutdown failed');
             return 1;
           },
+        )
+        // The store closes after the sessions' last events are committed.
+        .then((code) =>
+          store.close().then(
+            () => code,
+            (err: unknown) => {
+              logger.error({ err }, 'cannot close the session store');
+              return 1;
+            },
+          ),
         )
         .then((code) => {
           orphans.close();

@@ -15,6 +15,7 @@ export const healthCommand: Command<CtlIo> = {
       exitCode: h.status === 'serving' ? 0 : 1,
       text: [
         `${h.status}  version ${h.version}  instance ${h.serverInstanceId}${h.startedAt ? `  since ${h.startedAt.toISOString()}` : ''}`,
+        `history ${h.historyId || '(not reported: sessions end with this instance)'}`,
         `sessions: ${h.activeSessions} active of ${h.sessionLimit}, ${h.retainedSessions} retained; this project ${h.projectActiveSessions} of ${h.projectSessionLimit}, room for ${h.freeCapacity} more`,
         'providers:',
         ...h.providers.map(

@@ -45,11 +45,12 @@ export class Subscriptions {
    */
   open(session: Session, req: StreamRequest, signal: AbortSignal, batch: BatchLimits): EventStream {
     const ring = session.ring;
-    // Against every seq handed out, committed or not: a reader resuming
-    // after an event it was told about waits for its commit.
-    if (req.afterSeq !== undefined && req.afterSeq > session.lastSeq) {
+    // Against the last committed seq: no caller can have been told of a
+    // later one (readers get committed events only, and SendInput answers
+    // once its event is committed), and GetSession reports the same seq.
+    if (req.afterSeq !== undefined && req.afterSeq > ring.lastSeq) {
       throw outOfRange(
-        `after_seq ${req.afterSeq} is beyond the last seq ${session.lastSeq}`,
+        `after_seq ${req.afterSeq} is beyond the last seq ${ring.lastSeq}`,
         'after_seq_beyond_last',
       );
     }
@@ -77,11 +78,11 @@ export class Subscriptions {
 
   /** Moves `subscriberId`'s cursor forward to `ackSeq`; returns the cursor's position. */
   ack(session: Session, subscriberId: string, ackSeq: number): number {
-    if (ackSeq > session.lastSeq) {
-      throw outOfRange(
-        `ack_seq ${ackSeq} is beyond the last seq ${session.lastSeq}`,
-        'ack_seq_beyond_last',
-      );
+    // Committed seqs only, as for after_seq: a cursor past them could name
+    // an event a restart gives another seq.
+    const last = session.ring.lastSeq;
+    if (ackSeq > last) {
+      throw outOfRange(`ack_seq ${ackSeq} is beyond the last seq ${last}`, 'ack_seq_beyond_last');
     }
     return session.cursors.ack(subscriberId, ackSeq, this.clock.now());
   }

@@ -276,7 +276,7 @@ export class SessionManager {
     const session = this.sessions.find(caller, sessionId);
     if (historyId !== '' && historyId !== this.historyId) {
       throw precondition(
-        `history_id ${preview(historyId)} is not this daemon's history ${this.historyId}: the acknowledged events were read from another run of the daemon (or another daemon), so no cursor was moved`,
+        `history_id ${preview(historyId)} is not this daemon's history ${this.historyId}: the acknowledged events were read before its session store was new or wiped (or from another daemon), so no cursor was moved`,
         'ack_of_other_history',
       );
     }

@@ -42,6 +42,7 @@ export function daemonHandlers(
         sessionLimit: counts.limit,
         projectActiveSessions: counts.projectActive,
         projectSessionLimit: counts.projectLimit,
+        historyId: manager.historyId,
       };
     }),
 

@@ -42,6 +42,7 @@ describe('convert', () => {
         providers: [],
         version: '1',
         serverInstanceId: 'i',
+        historyId: 'h',
         startedAt: undefined,
         activeSessions: active,
         retainedSessions: 0,

@@ -33,7 +33,7 @@ const MAX_REAUTH_STREAK = 3;
  */
 export class EventReader implements StreamPosition {
   private processed: number | undefined;
-  private instanceId = '';
+  private history = '';
   private ack: Acker | undefined;
   /** The connection on which the daemon's history was last checked (its stream's header). */
   private checked: number | undefined;
@@ -50,7 +50,7 @@ export class EventReader implements StreamPosition {
   }
 
   get historyId(): string {
-    return this.instanceId;
+    return this.history;
   }
 
   async *run(): AsyncGenerator<SessionEvent> {
@@ -106,15 +106,15 @@ export class EventReader implements StreamPosition {
     let delivered = false;
     let reader: Reader | undefined;
     try {
-      await this.checkInstance();
+      await this.checkHistory();
       reachable = true;
       const opened = this.open();
       reader = opened.reader;
       for await (const events of messages(reader, this.opts.batch ?? true)) {
         // Its header came before any event: they must be of the history acked so far.
         const history = opened.history();
-        if (history !== undefined && history !== this.instanceId) {
-          throw this.cursorLost(this.instanceId, history);
+        if (history !== undefined && history !== this.history) {
+          throw this.cursorLost(this.history, history);
         }
         // A daemon too old to send the header: the connection that delivers is checked.
         if (history === undefined && !delivered) this.checked = this.ctx.channel.connection();
@@ -139,7 +139,7 @@ export class EventReader implements StreamPosition {
       const failed = toBridgeError(err, this.method());
       if (failed instanceof NotFoundError) {
         // The session is gone for good (or the daemon restarted): its cursor is no use any more.
-        await this.checkInstance().catch((e: unknown) => {
+        await this.checkHistory().catch((e: unknown) => {
           if (e instanceof CursorLostError) throw e;
         });
         const key = this.cursorKey();
@@ -153,14 +153,15 @@ export class EventReader implements StreamPosition {
   }
 
   /**
-   * Learns the daemon's instance id, and fails with CursorLostError when it
+   * Learns the daemon's history, and fails with CursorLostError when it
    * is not the one the cursor came from. The first time, also takes the
    * stored cursor and starts acknowledging.
    */
-  private async checkInstance(): Promise<void> {
+  private async checkHistory(): Promise<void> {
     const timeoutMs = Math.min(HEALTH_TIMEOUT_MS, this.ctx.reconnectMs);
-    const now = (
-      await this.ctx.client.health({ signal: this.signal, timeoutMs }).catch((err: unknown) => {
+    const health = await this.ctx.client
+      .health({ signal: this.signal, timeoutMs })
+      .catch((err: unknown) => {
         // No answer in time is a connection that did not come up: retried like one.
         if (!(err instanceof DeadlineExceededError)) throw err;
         throw new UnavailableError(
@@ -168,10 +169,11 @@ export class EventReader implements StreamPosition {
           `the daemon at ${this.ctx.client.target} did not answer Health within ${timeoutMs} ms`,
           { method: 'Health', cause: err },
         );
-      })
-    ).serverInstanceId;
-    if (this.instanceId !== '') {
-      if (now !== this.instanceId) throw this.cursorLost(this.instanceId, now);
+      });
+    // A daemon older than history_id began a new history at every start.
+    const now = health.historyId || health.serverInstanceId;
+    if (this.history !== '') {
+      if (now !== this.history) throw this.cursorLost(this.history, now);
       return;
     }
     const key = this.cursorKey();
@@ -179,7 +181,7 @@ export class EventReader implements StreamPosition {
     if (stored && this.opts.afterSeq === undefined && stored.instanceId !== now) {
       throw this.cursorLost(stored.instanceId, now);
     }
-    this.instanceId = now;
+    this.history = now;
     // An explicit afterSeq overrides the stored cursor; the stored one never moves back.
     this.processed = this.opts.afterSeq ?? stored?.ackSeq;
     if (key) {
@@ -209,7 +211,7 @@ export class EventReader implements StreamPosition {
       if (typeof value !== 'string') return;
       history = value;
       // Acknowledgements may go out on this connection, and only on it.
-      this.checked = value === this.instanceId ? this.ctx.channel.connection() : undefined;
+      this.checked = value === this.history ? this.ctx.channel.connection() : undefined;
     });
     const onAbort = () => reader.cancel();
     this.signal.addEventListener('abort', onAbort, { once: true });
@@ -221,7 +223,7 @@ export class EventReader implements StreamPosition {
   private cursorLost(before: string, now: string): CursorLostError {
     this.ack?.retire();
     return new CursorLostError(
-      `the daemon at ${this.ctx.client.target} restarted: session ${this.sessionId}, its events and cursors are gone`,
+      `the daemon at ${this.ctx.client.target} serves another history (${now}, not ${before}): its session store is new or was wiped, or it keeps sessions in memory and restarted; session ${this.sessionId}, its events and cursors are gone`,
       before,
       now,
     );

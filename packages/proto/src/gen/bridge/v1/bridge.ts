@@ -49,9 +49,16 @@ export const protobufFileName = "bridge/v1/bridge.proto";
  *             by exactly 1 for every stored event: there are no gaps.
  *   Ring      Each session keeps its most recent events in a bounded ring
  *             (bounded by an event count and a byte size, both configured on
- *             the daemon). The oldest events are evicted first. Events live
- *             only in daemon memory: a daemon restart loses them, and a new
- *             `server_instance_id` in HealthResponse tells clients so.
+ *             the daemon). The oldest events are evicted first. An event
+ *             is committed to the daemon's store before any reader is sent
+ *             it (commits are grouped), so no reader ever sees a seq that
+ *             a restart could reuse. With the embedded store (the
+ *             default) sessions, events and cursors survive a daemon
+ *             restart; with `storage.backend: memory` a restart loses
+ *             them. HealthResponse.history_id tells clients which.
+ *   History   The daemon's sessions, events and cursors as one whole,
+ *             named by `history_id`: the same across restarts while the
+ *             store is kept, new when the store is new or wiped.
  *   Cursor    A subscriber (a stable `subscriber_id` chosen by the client)
  *             acknowledges what it has processed with AckEvents; a stream
  *             opened later with the same subscriber_id resumes after the
@@ -763,8 +770,8 @@ export interface AckEventsRequest {
   ackSeq: bigint;
   /**
    * The history the acknowledged events were read from: the
-   * `bridge-history-id` header of the stream that delivered them (today
-   * equal to Health's server_instance_id). Optional, so that any client
+   * `bridge-history-id` header of the stream that delivered them
+   * (HealthResponse.history_id). Optional, so that any client
    * can ack; when set, an ack for another history than the daemon's is
    * refused (FAILED_PRECONDITION). Clients should always set it; the SDK
    * does.
@@ -805,8 +812,8 @@ export interface HealthResponse {
   /** Daemon version, e.g. "0.1.0". */
   version: string;
   /**
-   * Random id chosen at each daemon start. When it changes, the daemon has
-   * restarted: every session, event and cursor from before is gone.
+   * Random id chosen at each daemon start: it changes on every restart,
+   * whether or not the sessions survived it (see history_id for that).
    */
   serverInstanceId: string;
   startedAt:
@@ -830,6 +837,19 @@ export interface HealthResponse {
    * active_sessions and project_session_limit - project_active_sessions.
    */
   projectSessionLimit: number;
+  /**
+   * The identity of the daemon's history: its sessions, their events (by
+   * seq) and their cursors. It stays the same across daemon restarts while
+   * the daemon keeps its store (`storage`), and changes only when the store
+   * is new or was wiped, or the daemon keeps its sessions in memory
+   * (`storage.backend: memory`: then every start is a new history). A
+   * client holding a seq or a cursor compares it: the same history_id
+   * means every event it saw is still there under the same seq; another
+   * means they are gone and a seq may have been reused. The
+   * `bridge-history-id` header of StreamEvents and
+   * AckEventsRequest.history_id carry the same value.
+   */
+  historyId: string;
 }
 
 export interface ProviderHealth {
@@ -3450,6 +3470,7 @@ function createBaseHealthResponse(): HealthResponse {
     sessionLimit: 0,
     projectActiveSessions: 0,
     projectSessionLimit: 0,
+    historyId: "",
   };
 }
 
@@ -3484,6 +3505,9 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     }
     if (message.projectSessionLimit !== 0) {
       writer.uint32(80).uint32(message.projectSessionLimit);
+    }
+    if (message.historyId !== "") {
+      writer.uint32(90).string(message.historyId);
     }
     return writer;
   },
@@ -3581,6 +3605,14 @@ export const HealthResponse: MessageFns<HealthResponse> = {
             message.projectSessionLimit = reader.uint32();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.historyId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3635,6 +3667,11 @@ export const HealthResponse: MessageFns<HealthResponse> = {
         : isSet(object.project_session_limit)
         ? globalThis.Number(object.project_session_limit)
         : 0,
+      historyId: isSet(object.historyId)
+        ? globalThis.String(object.historyId)
+        : isSet(object.history_id)
+        ? globalThis.String(object.history_id)
+        : "",
     };
   },
 
@@ -3670,6 +3707,9 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     if (message.projectSessionLimit !== 0) {
       obj.projectSessionLimit = Math.round(message.projectSessionLimit);
     }
+    if (message.historyId !== "") {
+      obj.historyId = message.historyId;
+    }
     return obj;
   },
 
@@ -3688,6 +3728,7 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     message.sessionLimit = object.sessionLimit ?? 0;
     message.projectActiveSessions = object.projectActiveSessions ?? 0;
     message.projectSessionLimit = object.projectSessionLimit ?? 0;
+    message.historyId = object.historyId ?? "";
     return message;
   },
 };
@@ -5116,8 +5157,7 @@ export const BridgeServiceService = {
    *
    * History: once the stream is open, before any event, the response
    * headers carry `bridge-history-id`, the identity of the history its
-   * events belong to (today the daemon's server_instance_id: every daemon
-   * start begins a new history). A reader acknowledges with it
+   * events belong to (HealthResponse.history_id). A reader acknowledges with it
    * (AckEventsRequest.history_id), so an acknowledgement can never move a
    * cursor of another history.
    *
@@ -5161,12 +5201,14 @@ export const BridgeServiceService = {
    * session up to and including `ack_seq`. Acks only move forward: an ack
    * at or below the stored cursor leaves it unchanged and is not an error.
    * The response carries the stored cursor. Idle cursors expire (daemon
-   * configuration); an expired cursor behaves as if never set.
+   * configuration); an expired cursor behaves as if never set. The
+   * response is sent once the cursor is committed to the daemon's store: a
+   * daemon restart after it keeps the cursor.
    *
    * An ack names the history its events were read from (`history_id`):
-   * a daemon that serves another history (it restarted, and a session with
-   * the same id may exist again; or a proxy sent the ack to another daemon)
-   * refuses it and moves no cursor.
+   * a daemon that serves another history (its store is new or was wiped,
+   * and a session with the same id may exist again; or a proxy sent the
+   * ack to another daemon) refuses it and moves no cursor.
    *
    * Status codes:
    *   INVALID_ARGUMENT    session_id is not a UUID; subscriber_id is empty
@@ -5176,6 +5218,8 @@ export const BridgeServiceService = {
    *   FAILED_PRECONDITION history_id is set and is not the history this
    *                       daemon serves: nothing is recorded.
    *   RESOURCE_EXHAUSTED  the session's subscriber limit is reached.
+   *   UNAVAILABLE         the store could not commit the cursor (reason
+   *                       store_failed): nothing is recorded.
    */
   ackEvents: {
     path: "/bridge.v1.BridgeService/AckEvents" as const,
@@ -5426,8 +5470,7 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    *
    * History: once the stream is open, before any event, the response
    * headers carry `bridge-history-id`, the identity of the history its
-   * events belong to (today the daemon's server_instance_id: every daemon
-   * start begins a new history). A reader acknowledges with it
+   * events belong to (HealthResponse.history_id). A reader acknowledges with it
    * (AckEventsRequest.history_id), so an acknowledgement can never move a
    * cursor of another history.
    *
@@ -5455,12 +5498,14 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    * session up to and including `ack_seq`. Acks only move forward: an ack
    * at or below the stored cursor leaves it unchanged and is not an error.
    * The response carries the stored cursor. Idle cursors expire (daemon
-   * configuration); an expired cursor behaves as if never set.
+   * configuration); an expired cursor behaves as if never set. The
+   * response is sent once the cursor is committed to the daemon's store: a
+   * daemon restart after it keeps the cursor.
    *
    * An ack names the history its events were read from (`history_id`):
-   * a daemon that serves another history (it restarted, and a session with
-   * the same id may exist again; or a proxy sent the ack to another daemon)
-   * refuses it and moves no cursor.
+   * a daemon that serves another history (its store is new or was wiped,
+   * and a session with the same id may exist again; or a proxy sent the
+   * ack to another daemon) refuses it and moves no cursor.
    *
    * Status codes:
    *   INVALID_ARGUMENT    session_id is not a UUID; subscriber_id is empty
@@ -5470,6 +5515,8 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    *   FAILED_PRECONDITION history_id is set and is not the history this
    *                       daemon serves: nothing is recorded.
    *   RESOURCE_EXHAUSTED  the session's subscriber limit is reached.
+   *   UNAVAILABLE         the store could not commit the cursor (reason
+   *                       store_failed): nothing is recorded.
    */
   ackEvents: handleUnaryCall<AckEventsRequest, AckEventsResponse>;
   /**
@@ -5759,8 +5806,7 @@ export interface BridgeServiceClient extends Client {
    *
    * History: once the stream is open, before any event, the response
    * headers carry `bridge-history-id`, the identity of the history its
-   * events belong to (today the daemon's server_instance_id: every daemon
-   * start begins a new history). A reader acknowledges with it
+   * events belong to (HealthResponse.history_id). A reader acknowledges with it
    * (AckEventsRequest.history_id), so an acknowledgement can never move a
    * cursor of another history.
    *
@@ -5801,12 +5847,14 @@ export interface BridgeServiceClient extends Client {
    * session up to and including `ack_seq`. Acks only move forward: an ack
    * at or below the stored cursor leaves it unchanged and is not an error.
    * The response carries the stored cursor. Idle cursors expire (daemon
-   * configuration); an expired cursor behaves as if never set.
+   * configuration); an expired cursor behaves as if never set. The
+   * response is sent once the cursor is committed to the daemon's store: a
+   * daemon restart after it keeps the cursor.
    *
    * An ack names the history its events were read from (`history_id`):
-   * a daemon that serves another history (it restarted, and a session with
-   * the same id may exist again; or a proxy sent the ack to another daemon)
-   * refuses it and moves no cursor.
+   * a daemon that serves another history (its store is new or was wiped,
+   * and a session with the same id may exist again; or a proxy sent the
+   * ack to another daemon) refuses it and moves no cursor.
    *
    * Status codes:
    *   INVALID_ARGUMENT    session_id is not a UUID; subscriber_id is empty
@@ -5816,6 +5864,8 @@ export interface BridgeServiceClient extends Client {
    *   FAILED_PRECONDITION history_id is set and is not the history this
    *                       daemon serves: nothing is recorded.
    *   RESOURCE_EXHAUSTED  the session's subscriber limit is reached.
+   *   UNAVAILABLE         the store could not commit the cursor (reason
+   *                       store_failed): nothing is recorded.
    */
   ackEvents(
     request: AckEventsRequest,
