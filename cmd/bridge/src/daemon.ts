@@ -82,6 +82,7 @@ export async function startDaemon({
             }
           : DENY_ALL;
       },
+      resume: (id) => config.providers[id]?.resume !== 'never',
     },
     providers,
     logger,

@@ -82,6 +82,29 @@ describe('EventRenderer', () => {
     expect(render([claudeResult], false)).toBe('└ result total 0 (+1 lines)\n');
   });
 
+  it('shows a daemon restart: the turn it cut short, then the resume with what to send again', () => {
+    const restart = [
+      ev('AGENT_MESSAGE_DELTA', { text: 'Work' }),
+      ev('TURN_COMPLETED', {
+        turnId: 't7',
+        data: { interrupted: true, reason: 'daemon_restarted' },
+      }),
+      ev('SESSION_STARTED', { data: { pid: 43 } }),
+      ev('SESSION_RESUMED', {
+        data: { reason: 'daemon_restarted', conversation_id: 'c-9', interrupted_turn_id: 't7' },
+      }),
+    ];
+    expect(render(restart, false)).toBe(
+      [
+        'Work',
+        '── turn done · interrupted by a daemon restart',
+        '● session s1 started: mock (pid 43)',
+        "● the daemon restarted: session resumed on the agent's conversation c-9 (turn t7 was cut short: send its input again)",
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('ends a reply cut short by the end of the stream with a newline', () => {
     expect(render([ev('AGENT_MESSAGE_DELTA', { text: 'half a' })], false)).toBe('half a\n');
   });

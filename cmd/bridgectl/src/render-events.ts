@@ -5,6 +5,7 @@ import { COLOURS, compact, PLAIN, type Style } from './terminal-style.js';
 export { useColour } from './terminal-style.js';
 
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 
 function turnSummary(data: Record<string, unknown>): string {
   const usage = (data.usage ?? {}) as Record<string, unknown>;
@@ -18,7 +19,10 @@ function turnSummary(data: Record<string, unknown>): string {
   if (cost !== undefined) parts.push(`$${cost.toFixed(4)}`);
   const ms = num(data.duration_ms);
   if (ms !== undefined) parts.push(`${(ms / 1000).toFixed(1)}s`);
-  if (data.interrupted === true) parts.push('interrupted');
+  if (data.interrupted === true)
+    parts.push(
+      data.reason === 'daemon_restarted' ? 'interrupted by a daemon restart' : 'interrupted',
+    );
   return parts.join(' · ');
 }
 
@@ -72,6 +76,12 @@ export class EventRenderer {
         return s.dim(
           `● session ${e.sessionId} started: ${e.provider}${num(data.pid) ? ` (pid ${data.pid})` : ''}`,
         );
+      case 'SESSION_RESUMED': {
+        const cut = str(data.interrupted_turn_id);
+        return s.yellow(
+          `● the daemon restarted: session resumed on the agent's conversation ${str(data.conversation_id) ?? '?'}${cut ? ` (turn ${cut} was cut short: send its input again)` : ''}`,
+        );
+      }
       case 'INPUT_RECEIVED':
         return s.bold(s.cyan(`> ${compact(e.text)}`));
       case 'TOOL_CALL':

@@ -1,4 +1,4 @@
-import type { PermissionDecision } from '@agent-bridge/providers';
+import type { PermissionDecision, ResumePoint } from '@agent-bridge/providers';
 import type { AuditIdentity } from './audit.js';
 import type { PermissionPolicy } from './permissions/permission-policy.js';
 
@@ -31,6 +31,10 @@ export interface SessionSnapshot {
 }
 
 /** What a session learns of its agent's process and its own end, as it goes. */
+/** Starting, running or stopping: an agent is (or may be) there. */
+export const isLiveStatus = (s: SessionStatus): boolean =>
+  s === 'STARTING' || s === 'RUNNING' || s === 'STOPPING';
+
 export interface SessionFacts {
   pid: number;
   error: string;
@@ -38,6 +42,20 @@ export interface SessionFacts {
   exitSignal: string;
   /** When the terminal event was recorded. */
   endedAt?: number | undefined;
+  /** Where the agent's conversation can be taken up after a daemon restart. */
+  resumePoint?: ResumePoint | undefined;
+  /** The turn running now (TURN_STARTED recorded, its TURN_COMPLETED not yet). */
+  runningTurn?: string | undefined;
+  /** Permission requests waiting for their answer, with the default a restart applies. */
+  waitingRequests?: WaitingRequest[] | undefined;
+}
+
+/** A permission request still waiting, as a restart must resolve it. */
+interface WaitingRequest {
+  requestId: string;
+  tool: string;
+  fallback: string;
+  turnId: string;
 }
 
 /** A client's answer to a permission request (RespondPermission). */
@@ -113,6 +131,8 @@ export interface CoreSettings {
   // Who decides.
   /** Per provider: how the agent's permission requests are decided. */
   permissionPolicy: (providerId: string) => PermissionPolicy;
+  /** Per provider: whether a session live at a daemon restart resumes its agent's conversation. */
+  resume: (providerId: string) => boolean;
 }
 
 /** The subset of pino's API the core uses. */

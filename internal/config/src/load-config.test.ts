@@ -183,6 +183,7 @@ logging:
       allowedOpts: undefined,
       defaultOpts: {},
       isolateHome: false,
+      resume: 'auto',
       healthTtlMs: 60_000,
       probeTimeoutMs: 30_000,
     });
@@ -193,6 +194,7 @@ logging:
       allowedOpts: { model: ['*'], permission_mode: ['default', 'plan'] },
       defaultOpts: { permission_mode: 'acceptEdits' },
       isolateHome: true,
+      resume: 'auto',
       healthTtlMs: 5000,
       probeTimeoutMs: 2000,
     });
@@ -265,7 +267,7 @@ logging:
       '11: servr: unknown key (known keys: server, tls, metrics, auth, rate_limits, sessions, storage, input, providers, allowed_paths, logging)',
     ]);
     expect(problems(`${MINIMAL}\nproviders:\n  x:\n    binry: y\n`)).toEqual([
-      '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, permission_timeout, permission_default, auto_allow, allowed_opts, default_opts, isolate_home, health_ttl, probe_timeout)',
+      '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, permission_timeout, permission_default, auto_allow, allowed_opts, default_opts, isolate_home, resume, health_ttl, probe_timeout)',
     ]);
     expect(
       problems(MINIMAL.replace('key_path: keys/prd.pub', 'key_path: keys/prd.pub\n      kid: c')),
@@ -482,6 +484,7 @@ describe('the documented example bridge.yaml', () => {
       'health_ttl',
       'probe_timeout',
       'ready_pattern',
+      'resume',
       'env',
     ]) {
       expect(doc).toMatch(new RegExp(`\\n\\s+#? ?${key}:`));

@@ -163,6 +163,7 @@ const PROVIDER: Table<ProviderConfig> = {
   allowedOpts: ['allowed_opts', optional(openMap(strings()))],
   defaultOpts: ['default_opts', openMap(text())],
   isolateHome: ['isolate_home', bool(false)],
+  resume: ['resume', oneOf('auto', ['auto', 'never'] as const, '"auto" or "never"')],
   healthTtlMs: ['health_ttl', duration('60s')],
   probeTimeoutMs: ['probe_timeout', duration('30s', 100)],
 };

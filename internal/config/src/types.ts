@@ -146,6 +146,12 @@ export interface ProviderConfig {
   defaultOpts: Record<string, string>;
   /** Give each session its own empty HOME (and CODEX_HOME, XDG dirs), removed afterwards. */
   isolateHome: boolean;
+  /**
+   * A session whose agent was running when the daemon went down: `auto`
+   * takes up the agent's own conversation again at the next start (for
+   * adapters that can), `never` ends it failed (`daemon_restarted`).
+   */
+  resume: 'auto' | 'never';
   /** How long an auth answer (and a failed `--version`) holds before a background re-check. */
   healthTtlMs: number;
   /** The budget of one background probe run; its process group is killed at it. */

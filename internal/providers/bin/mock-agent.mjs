@@ -14,7 +14,8 @@
 import { randomUUID } from 'node:crypto';
 
 const out = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
-const sessionId = argValue('--session-id') ?? randomUUID();
+// After a daemon restart it is started with --resume: the same session, no memory of it.
+const sessionId = argValue('--resume') ?? argValue('--session-id') ?? randomUUID();
 let turn = 0;
 let current; // { cancelled: boolean } while a turn streams
 const queue = [];

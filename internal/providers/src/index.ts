@@ -21,6 +21,7 @@ export type {
   Provider,
   ProviderCapabilities,
   ProviderStatus,
+  ResumePoint,
   SessionSpec,
 } from './contract/provider.js';
 export type { VersionCoverage } from './health/tested-versions.js';

@@ -41,6 +41,7 @@ const EVENT_TYPES: Record<CoreEventType, EventType> = {
   AGENT_ERROR: EventType.EVENT_TYPE_AGENT_ERROR,
   PERMISSION_REQUESTED: EventType.EVENT_TYPE_PERMISSION_REQUESTED,
   PERMISSION_RESOLVED: EventType.EVENT_TYPE_PERMISSION_RESOLVED,
+  SESSION_RESUMED: EventType.EVENT_TYPE_SESSION_RESUMED,
 };
 
 /** A table of core names to proto values, read the other way. */

@@ -171,6 +171,7 @@ describe('public contract names', () => {
       'EVENT_TYPE_AGENT_ERROR',
       'EVENT_TYPE_PERMISSION_REQUESTED',
       'EVENT_TYPE_PERMISSION_RESOLVED',
+      'EVENT_TYPE_SESSION_RESUMED',
     ]);
     expect(e?.values[0]?.number).toBe(0);
   });

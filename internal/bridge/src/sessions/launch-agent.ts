@@ -1,4 +1,10 @@
-import { type AgentHandle, SpawnError, StartupError } from '@agent-bridge/providers';
+import {
+  type AgentEvent,
+  type AgentHandle,
+  type ResumePoint,
+  SpawnError,
+  StartupError,
+} from '@agent-bridge/providers';
 import { type Scope, scope } from '@agent-bridge/scope';
 import type { Timers } from '../clock.js';
 import type { PinnedDirectory } from '../paths/pinned-directory.js';
@@ -16,6 +22,8 @@ export interface LaunchDeps {
    * spawned or given up.
    */
   workspace: PinnedDirectory;
+  /** Take up the agent's conversation after a daemon restart, instead of a new one. */
+  resume?: { point: ResumePoint; interruptedTurn: string | undefined } | undefined;
 }
 
 /**
@@ -26,7 +34,7 @@ export interface LaunchDeps {
  * spawnFailure), and the caller forgets the session.
  */
 export async function launchAgent(session: Session, deps: LaunchDeps): Promise<void> {
-  const { timers, logger, startupTimeoutMs, workspace } = deps;
+  const { timers, logger, startupTimeoutMs, workspace, resume } = deps;
   // Abandoned when start-up times out or the session is stopped meanwhile:
   // the provider watches it while it starts, so it ends for nothing else.
   const abandon = scope(session.startup.abandoned);
@@ -61,6 +69,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       repoPath: session.repoPath,
       cwd: workspace.cwd,
       options: session.request.agentOpts,
+      ...(resume ? { resume: resume.point } : {}),
       spawned: (pid) => {
         session.markSpawned(pid);
         void workspace.close();
@@ -80,9 +89,10 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     const agent = await unlessAborted(starting, signal);
     await workspace.close();
     session.markRunning(agent);
+    if (resume && session.status === 'RUNNING') session.record(resumedEvent(session, resume));
     logger.info(
       { sessionId: session.id, projectId: session.projectId, pid: agent.pid },
-      'session started',
+      resume ? 'session resumed after a daemon restart' : 'session started',
     );
     agent.exited.then(
       (exit) => {
@@ -106,8 +116,14 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     if (err instanceof StartupTimeout || err instanceof StartupError) {
       const exited = err instanceof StartupError && err.exit !== undefined;
       session.failStartup(
-        err.message,
-        err instanceof StartupTimeout ? 'startup_timeout' : 'startup_failed',
+        resume
+          ? `the daemon restarted and the agent's conversation could not be resumed: ${err.message}`
+          : err.message,
+        resume
+          ? 'daemon_restarted'
+          : err instanceof StartupTimeout
+            ? 'startup_timeout'
+            : 'startup_failed',
         exited,
       );
       logger.warn({ sessionId: session.id }, err.message);
@@ -119,6 +135,23 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     settled.end();
     if (starting === undefined) await workspace.close();
   }
+}
+
+/** SESSION_RESUMED: the agent is back on its conversation, seqs going on. */
+function resumedEvent(
+  session: Session,
+  { point, interruptedTurn }: NonNullable<LaunchDeps['resume']>,
+): AgentEvent {
+  return {
+    type: 'SESSION_RESUMED',
+    stream: 'system',
+    text: `${session.request.provider} resumed conversation ${point.conversationId} after a daemon restart${interruptedTurn ? ` (turn ${interruptedTurn} was interrupted)` : ''}`,
+    data: {
+      reason: 'daemon_restarted',
+      conversation_id: point.conversationId,
+      ...(interruptedTurn ? { interrupted_turn_id: interruptedTurn } : {}),
+    },
+  };
 }
 
 /** Settles like `p`, or rejects with `signal`'s reason should it abort first. */

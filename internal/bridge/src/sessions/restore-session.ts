@@ -1,31 +1,55 @@
-import type { Provider } from '@agent-bridge/providers';
+import type { Provider, ResumePoint } from '@agent-bridge/providers';
 import type { StoredSession } from '../store/session-store.js';
+import { cutShort } from './live-facts.js';
 import { Session, type SessionDeps } from './session.js';
 import type { SessionTable } from './session-table.js';
+
+/** A restored session whose agent is to be taken up again, on its own conversation. */
+export interface ToResume {
+  session: Session;
+  point: ResumePoint;
+  /** The turn the restart cut short, reported interrupted. */
+  interruptedTurn: string | undefined;
+}
 
 /**
  * Puts back a session a store kept, as the daemon starts: its events
  * (same seqs, same bytes), cursors and state. A session that was live when
- * the daemon went ends now, failed with `daemon_restarted`: its agent went
- * with the daemon's process group.
+ * the daemon went lost its agent with the daemon's process group: what the
+ * restart cut short is closed (waiting permission requests resolved by
+ * their default, the running turn reported interrupted), then its agent
+ * is to be resumed on its own conversation (returned), or, when it cannot
+ * be, the session ends failed with `daemon_restarted`.
  */
 export function restoreSession(
   stored: StoredSession,
   deps: SessionDeps,
   table: SessionTable,
   providers: ReadonlyMap<string, Provider>,
-): Session {
+): ToResume | undefined {
   const { request, repoPath } = stored.record;
   const provider = providers.get(request.provider) ?? providerGone(request.provider);
   const session = new Session(request, repoPath, provider, { ...deps, restored: stored });
   table.add(session);
-  if (session.live) {
-    session.fail(
-      'the daemon restarted while this session was live; its agent did not survive the restart',
-      { reason: 'daemon_restarted' },
-    );
+  if (!session.live) return undefined;
+  const interruptedTurn = session.kept.runningTurn;
+  for (const ev of cutShort(session.kept)) session.record(ev);
+  const point = session.kept.resumePoint;
+  const why = !provider.capabilities.resume
+    ? `provider "${provider.id}" cannot resume its agent's conversation`
+    : !deps.settings.resume(provider.id)
+      ? `provider "${provider.id}" has resume: never`
+      : point === undefined
+        ? 'its agent had no conversation to resume yet'
+        : undefined;
+  if (why !== undefined || point === undefined) {
+    session.fail(`the daemon restarted while this session was live, and ${why}`, {
+      reason: 'daemon_restarted',
+    });
+    return undefined;
   }
-  return session;
+  session.resuming();
+  return { session, point, interruptedTurn };
 }
 
 /**
@@ -41,6 +65,7 @@ function providerGone(id: string): Provider {
       multiTurn: false,
       interrupt: false,
       permissionRequests: false,
+      resume: false,
     },
     validateOptions: () => undefined,
     start: () => Promise.reject(new Error(gone)),

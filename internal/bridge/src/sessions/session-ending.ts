@@ -1,4 +1,7 @@
-import type { ExitInfo } from '@agent-bridge/providers';
+import type { AgentEvent, ExitInfo } from '@agent-bridge/providers';
+
+/** Why a start-up failed: its own failure or timeout, or a resume after a daemon restart that failed. */
+export type StartupFailure = 'startup_failed' | 'startup_timeout' | 'daemon_restarted';
 
 /** Why a session was stopped rather than ended by its agent. */
 /** Why a session was stopped: asked to, idle, the daemon going, or its events no longer kept. */
@@ -69,7 +72,7 @@ function exitText(exit: ExitInfo): string {
  */
 export function startupEnd(
   error: string,
-  reason: 'startup_failed' | 'startup_timeout',
+  reason: StartupFailure,
   stderrTail: string | undefined,
 ): { error: string; data: Record<string, unknown> } {
   if (stderrTail === undefined) return { error, data: { reason } };
@@ -83,4 +86,14 @@ export function startupEnd(
 /** The last `n` lines of a stderr tail on one line, to quote in an error. */
 function lastLines(tail: string, n: number): string {
   return tail.trim().split('\n').slice(-n).join(' | ');
+}
+
+/** SESSION_STARTED: the agent's process exists. */
+export function startedEvent(provider: string, pid: number, repoPath: string): AgentEvent {
+  return {
+    type: 'SESSION_STARTED',
+    stream: 'system',
+    text: `${provider} started (pid ${pid}) in ${repoPath}`,
+    data: { pid, repo_path: repoPath },
+  };
 }

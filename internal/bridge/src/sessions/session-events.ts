@@ -7,8 +7,8 @@ import type { EventObserver } from '../events/event-observer.js';
 import { EventRing } from '../events/event-ring.js';
 import { EventRedactor } from '../redaction/event-redactor.js';
 import type { SecretRedactor } from '../redaction/redactor.js';
-import type { EventLog, SessionStore } from '../store/session-store.js';
-import type { Caller, CoreSettings, StartRequest } from '../types.js';
+import type { EventLog, SessionStore, StoredSession } from '../store/session-store.js';
+import { type Caller, type CoreSettings, isLiveStatus, type StartRequest } from '../types.js';
 import { auditEvent } from './session-audit.js';
 
 /** Characters of stored (redacted) stderr kept for the failure event's `stderr_tail`. */
@@ -25,12 +25,6 @@ export interface SessionEventsDeps {
   /** Where the events are committed before any reader sees them. */
   store: SessionStore;
   startedBy?: Caller | undefined;
-}
-
-/** The events a store gave back for a session (oldest first), and which of them ends it. */
-export interface RestoredEvents {
-  events: Iterable<{ seq: number; bytes: Uint8Array }>;
-  terminalSeq: number | undefined;
 }
 
 /** An event stored but not yet committed: readers do not see it yet. */
@@ -71,7 +65,7 @@ export class SessionEvents {
     private readonly request: StartRequest,
     private readonly deps: SessionEventsDeps,
     private readonly onStoreFailed: (error: Error) => void,
-    restored?: RestoredEvents,
+    restored?: StoredSession,
   ) {
     this.ring = new EventRing(
       deps.settings.eventBufferSize,
@@ -86,9 +80,12 @@ export class SessionEvents {
     this.redaction = new EventRedactor(deps.secrets);
     this.lastStored = deps.clock.now();
     let first: number | undefined;
-    for (const { seq, bytes } of restored?.events ?? []) {
+    const kept = restored ? [...restored.events()] : [];
+    // An ended session's last event is its terminal one.
+    const terminalSeq = restored && !isLiveStatus(restored.record.status) ? kept.at(-1)?.seq : 0;
+    for (const { seq, bytes } of kept) {
       first ??= seq;
-      this.ring.pushEncoded(seq, bytes, seq === restored?.terminalSeq);
+      this.ring.pushEncoded(seq, bytes, seq === terminalSeq);
       this.next = seq + 1;
     }
     this.log = deps.store.eventLog(

@@ -33,6 +33,7 @@ import { committed, keptCursor } from './durable-answers.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
 import { restoreSession } from './restore-session.js';
+import { resumeAgent } from './resume-agent.js';
 import { retryStart } from './same-start.js';
 import { sendInput } from './send-input.js';
 import { Session, type SessionDeps } from './session.js';
@@ -56,10 +57,7 @@ export class SessionManager {
   private readonly clock: Clock;
   private readonly timers: Timers;
   private readonly subscriptions: Subscriptions;
-  /**
-   * The daemon's scope, ended by shutdown (ScopeEnded "shutdown"): stops the
-   * sweeper, refuses new sessions, and every session's scope lives inside it.
-   */
+  /** The daemon's scope, ended by shutdown: the sweeper's, and every session's lives inside it. */
   private readonly daemon = scope();
   /** What every event and cursor here belongs to: the store's history. */
   readonly historyId: string;
@@ -91,8 +89,10 @@ export class SessionManager {
       },
       this.daemon.signal,
     );
-    for (const stored of this.store.storedSessions())
-      restoreSession(stored, this.sessionDeps(), this.sessions, deps.providers);
+    for (const stored of this.store.storedSessions()) {
+      const live = restoreSession(stored, this.sessionDeps(), this.sessions, deps.providers);
+      if (live) resumeAgent(live, { allowed: this.allowed, timers: this.timers, ...deps });
+    }
   }
 
   /** What every session here is built with. */

@@ -8,8 +8,10 @@ import type { EventRing } from '../events/event-ring.js';
 import { type PermissionGate, permissionGate } from '../permissions/permission-gate.js';
 import type { SessionStore, StoredSession } from '../store/session-store.js';
 import type { SessionFacts, SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
+import { isLiveStatus } from '../types.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import { agentEnd, type StopReason, startupEnd } from './session-ending.js';
+import { trackLiveFacts } from './live-facts.js';
+import { agentEnd, type StopReason, startedEvent, startupEnd } from './session-ending.js';
 import { SessionEvents, type SessionEventsDeps } from './session-events.js';
 import { SessionReaders } from './session-readers.js';
 import { snapshotOf } from './session-snapshot.js';
@@ -69,14 +71,8 @@ export class Session {
     const { settings, restored } = deps;
     this.clock = deps.clock;
     this.store = deps.store;
-    const ended = restored && !isLive(restored.record.status);
-    const events = restored && [...restored.events()];
-    this.events = new SessionEvents(
-      request,
-      deps,
-      (error) => this.storeFailed(error),
-      events && { events, terminalSeq: ended ? events.at(-1)?.seq : undefined },
-    );
+    const ended = restored && !isLiveStatus(restored.record.status);
+    this.events = new SessionEvents(request, deps, (err) => this.storeFailed(err), restored);
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
     for (const c of restored?.cursors ?? [])
       this.cursors.restore(c.subscriberId, c.ackSeq, c.touchedAt);
@@ -97,7 +93,6 @@ export class Session {
     }
   }
 
-  /** The session's stored events, which readers address by seq. */
   get ring(): EventRing {
     return this.events.ring;
   }
@@ -139,7 +134,7 @@ export class Session {
   }
 
   get live(): boolean {
-    return isLive(this.state);
+    return isLiveStatus(this.state);
   }
 
   get ended(): boolean {
@@ -152,14 +147,27 @@ export class Session {
    */
   append(ev: AgentEvent): void {
     this.events.append(ev);
+    if (trackLiveFacts(this.facts, ev)) this.save();
   }
 
   /** Stores an event of the daemon's own, never held back, and returns it as stored. */
   record(ev: AgentEvent): BridgeEvent {
-    return this.events.record(ev);
+    const stored = this.events.record(ev);
+    if (trackLiveFacts(this.facts, ev)) this.save();
+    return stored;
   }
 
-  /** An event of this session with `seq`, stamped now; not stored. */
+  /** What the session's record keeps of it (a restart reads its live facts). */
+  get kept(): Readonly<SessionFacts> {
+    return this.facts;
+  }
+
+  /** Restored live, its agent to be taken up again: it starts over (launchAgent follows). */
+  resuming(): void {
+    this.state = 'STARTING';
+    this.save();
+  }
+
   eventAt(seq: number, ev: AgentEvent): BridgeEvent {
     return this.events.eventAt(seq, ev);
   }
@@ -180,12 +188,7 @@ export class Session {
     // A spawn reported after start-up was abandoned would land past the terminal event.
     if (this.ended) return;
     this.facts.pid = pid;
-    this.append({
-      type: 'SESSION_STARTED',
-      stream: 'system',
-      text: `${this.request.provider} started (pid ${pid}) in ${this.repoPath}`,
-      data: { pid, repo_path: this.repoPath },
-    });
+    this.append(startedEvent(this.request.provider, pid, this.repoPath));
   }
 
   /** Start-up finished: the agent takes input, unless a stop was requested meanwhile. */
@@ -193,6 +196,7 @@ export class Session {
     this.agent = agent;
     if (this.state !== 'STARTING') return;
     this.state = 'RUNNING';
+    this.facts.resumePoint = agent.resumePoint;
     this.save();
   }
 
@@ -254,7 +258,7 @@ export class Session {
    * stderr as stored (redacted), which usually says why, and `stderr_tail`
    * carries more of it.
    */
-  failStartup(error: string, reason: 'startup_failed' | 'startup_timeout', exited: boolean): void {
+  failStartup(error: string, reason: Parameters<typeof startupEnd>[1], exited: boolean): void {
     if (this.ended) return;
     if (exited) this.events.flush();
     const end = startupEnd(error, reason, exited ? this.events.stderrTail : undefined);
@@ -294,5 +298,3 @@ export class Session {
     this.store.saveSession({ request, repoPath, status, createdAt, facts: { ...this.facts } });
   }
 }
-
-const isLive = (s: SessionStatus) => s === 'STARTING' || s === 'RUNNING' || s === 'STOPPING';

@@ -135,6 +135,7 @@ export class FakeProvider implements Provider {
       multiTurn: true,
       interrupt,
       permissionRequests: false,
+      resume: false,
     };
   }
 

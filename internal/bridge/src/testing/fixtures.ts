@@ -31,6 +31,7 @@ export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSetting
     allowedPaths: [],
     startupTimeoutMs: () => 5000,
     permissionPolicy: () => DENY_ALL,
+    resume: () => true,
     ...overrides,
   };
 }

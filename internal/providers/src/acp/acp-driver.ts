@@ -27,6 +27,8 @@ export class AcpDriver implements ProtocolDriver {
   private session: NewSessionInfo | undefined;
   private agentFacts: AcpAgent = { info: {}, authMethods: [], capabilities: {} };
   private gone = false;
+  /** While session/load replays the conversation being resumed. */
+  private replaying = false;
 
   constructor(
     private readonly ctx: DriverContext,
@@ -46,15 +48,28 @@ export class AcpDriver implements ProtocolDriver {
     return this.agentFacts;
   }
 
+  /** The agent's session id, once the handshake has it. */
+  get conversationId(): string | undefined {
+    return this.session?.sessionId;
+  }
+
   async handshake(): Promise<void> {
-    const { agent, session } = await openAcpSession(this.peer, {
-      cwd: this.ctx.spec.repoPath,
-      options: this.ctx.options,
-      modelVia: this.opts.modelVia,
-      clientVersion: this.opts.clientVersion ?? '0.1.0',
-    });
-    this.agentFacts = agent;
-    this.session = session;
+    const resume = this.ctx.spec.resume?.conversationId;
+    // What a session/load replays is in the bridge's events already.
+    this.replaying = resume !== undefined;
+    try {
+      const { agent, session } = await openAcpSession(this.peer, {
+        cwd: this.ctx.spec.repoPath,
+        options: this.ctx.options,
+        modelVia: this.opts.modelVia,
+        clientVersion: this.opts.clientVersion ?? '0.1.0',
+        resume,
+      });
+      this.agentFacts = agent;
+      this.session = session;
+    } finally {
+      this.replaying = false;
+    }
   }
 
   onMessage(msg: JsonObject): void {
@@ -132,7 +147,7 @@ export class AcpDriver implements ProtocolDriver {
   }
 
   private onNotification(method: string, params: unknown): void {
-    if (method !== ACP_METHODS.sessionUpdate || !isRecord(params)) return;
+    if (method !== ACP_METHODS.sessionUpdate || !isRecord(params) || this.replaying) return;
     if (this.session && params.sessionId !== this.session.sessionId) return;
     this.mapper.update(params.update, this.ctx.turns.currentId);
   }

@@ -28,12 +28,14 @@ export interface HandshakeOptions {
   /** How `agent_opts.model` reaches the agent: already in argv, or set over the protocol. */
   modelVia: 'argv' | 'protocol';
   clientVersion: string;
+  /** An earlier session of the agent to load instead of a new one (after a daemon restart). */
+  resume?: string | undefined;
 }
 
 /**
  * ACP start-up: `initialize` (as ACP v1, offering no file system or
- * terminal), `session/new` in the repository, then the session's mode and
- * model. No request timeouts: the start-up timeout bounds the whole of it.
+ * terminal), `session/new` in the repository (or `session/load` of the
+ * session to resume), then the session's mode and model. No request timeouts: the start-up timeout bounds the whole of it.
  */
 export async function openAcpSession(
   peer: JsonRpcPeer,
@@ -58,15 +60,35 @@ export async function openAcpSession(
       : [],
     capabilities: isRecord(init.agentCapabilities) ? init.agentCapabilities : {},
   };
-  const created = await peer
-    .request(ACP_METHODS.sessionNew, { cwd: opts.cwd, mcpServers: [] }, 0)
-    .catch((err: unknown) => {
-      throw explainAuth(err, agent.authMethods);
-    });
-  const session = newSessionInfo(created);
+  const session = await (opts.resume === undefined
+    ? peer
+        .request(ACP_METHODS.sessionNew, { cwd: opts.cwd, mcpServers: [] }, 0)
+        .then(newSessionInfo)
+    : loadSession(peer, agent, opts.resume, opts.cwd)
+  ).catch((err: unknown) => {
+    throw explainAuth(err, agent.authMethods);
+  });
   await applyMode(peer, session, opts.options.mode);
   if (opts.modelVia === 'protocol') await applyModel(peer, session, opts.options.model);
   return { agent, session };
+}
+
+/**
+ * `session/load` of an earlier session: the agent replays it as
+ * `session/update` notifications (the driver drops those: the bridge has
+ * them already), then answers like `session/new`, without the id.
+ */
+async function loadSession(
+  peer: JsonRpcPeer,
+  agent: AcpAgent,
+  sessionId: string,
+  cwd: string,
+): Promise<NewSessionInfo> {
+  if (agent.capabilities.loadSession !== true) {
+    throw new Error('cannot resume: the agent does not offer session/load (loadSession)');
+  }
+  const loaded = await peer.request(ACP_METHODS.sessionLoad, { sessionId, cwd, mcpServers: [] }, 0);
+  return newSessionInfo({ ...(isRecord(loaded) ? loaded : {}), sessionId });
 }
 
 async function applyMode(

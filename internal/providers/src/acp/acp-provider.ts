@@ -39,6 +39,7 @@ export class AcpProvider extends StructuredProvider {
     multiTurn: true,
     interrupt: true,
     permissionRequests: true,
+    resume: true,
   };
   readonly flavour: AcpFlavour;
 

@@ -13,6 +13,8 @@ export const ACP_PROTOCOL_VERSION = 1;
 export const ACP_METHODS = {
   initialize: 'initialize',
   sessionNew: 'session/new',
+  /** Takes up an earlier session (agents that advertise `loadSession`), replaying it first. */
+  sessionLoad: 'session/load',
   sessionPrompt: 'session/prompt',
   sessionCancel: 'session/cancel',
   sessionSetMode: 'session/set_mode',

@@ -31,8 +31,15 @@ export const CLAUDE_OPTIONS: OptionSpecs = {
   },
 };
 
-/** argv for one persistent stream-json session. */
-export function claudeArgs(sessionId: string, options: Readonly<Record<string, string>>): string[] {
+/**
+ * argv for one persistent stream-json session: a new conversation named
+ * after the bridge's session (`--session-id`), or, after a daemon restart,
+ * the one it had (`--resume`: claude refuses a `--session-id` in use).
+ */
+export function claudeArgs(
+  conversation: { new: string } | { resume: string },
+  options: Readonly<Record<string, string>>,
+): string[] {
   const args = [
     '-p',
     '--input-format',
@@ -44,8 +51,9 @@ export function claudeArgs(sessionId: string, options: Readonly<Record<string, s
     // Permission prompts come to us as control requests instead of being denied silently.
     '--permission-prompt-tool',
     'stdio',
-    '--session-id',
-    sessionId,
+    ...('resume' in conversation
+      ? ['--resume', conversation.resume]
+      : ['--session-id', conversation.new]),
   ];
   if (options.model) args.push('--model', options.model);
   if (options.permission_mode) args.push('--permission-mode', options.permission_mode);

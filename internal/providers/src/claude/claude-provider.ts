@@ -12,7 +12,7 @@ import { StreamJsonDriver } from './stream-json-driver.js';
 /**
  * Claude Code through `claude -p` with stream-json on both pipes: one
  * persistent process per session (its `--session-id` is the bridge's
- * session id), turns as user lines, control requests for initialize,
+ * session id, `--resume`d after a daemon restart), turns as user lines, control requests for initialize,
  * interrupt and permission prompts. See docs/providers/claude.md.
  */
 export class ClaudeProvider extends StructuredProvider {
@@ -21,6 +21,7 @@ export class ClaudeProvider extends StructuredProvider {
     multiTurn: true,
     interrupt: true,
     permissionRequests: true,
+    resume: true,
   };
 
   constructor(opts: StructuredProviderOptions) {
@@ -28,7 +29,10 @@ export class ClaudeProvider extends StructuredProvider {
   }
 
   protected protocolArgs(spec: SessionSpec, options: Readonly<Record<string, string>>): string[] {
-    return claudeArgs(spec.sessionId, options);
+    return claudeArgs(
+      spec.resume ? { resume: spec.resume.conversationId } : { new: spec.sessionId },
+      options,
+    );
   }
 
   protected createDriver(ctx: DriverContext) {

@@ -34,6 +34,11 @@ export class StreamJsonDriver implements ProtocolDriver {
 
   constructor(private readonly ctx: DriverContext) {}
 
+  /** Claude's session id: the bridge's own, or the one resumed (claude keeps it on `--resume`). */
+  get conversationId(): string {
+    return this.ctx.spec.resume?.conversationId ?? this.ctx.spec.sessionId;
+  }
+
   async handshake(): Promise<void> {
     // Unbounded here: start-up as a whole is bounded by startup_timeout.
     await this.control({ subtype: 'initialize' }, 0);

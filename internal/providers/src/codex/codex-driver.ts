@@ -44,6 +44,11 @@ export class CodexDriver implements ProtocolDriver {
     });
   }
 
+  /** Codex's thread id, once the handshake has it. */
+  get conversationId(): string | undefined {
+    return this.threadId || undefined;
+  }
+
   async handshake(): Promise<void> {
     // No per-request timeout: start-up as a whole is bounded by startup_timeout.
     await this.peer.request(
@@ -55,16 +60,16 @@ export class CodexDriver implements ProtocolDriver {
       0,
     );
     this.peer.notify('initialized');
+    // After a daemon restart, the thread it had: codex reloads it from its rollout file.
+    const resume = this.ctx.spec.resume?.conversationId;
+    const method = resume ? 'thread/resume' : 'thread/start';
+    const params = threadStartParams(this.ctx.spec.repoPath, this.ctx.options);
     const res = obj(
-      await this.peer.request(
-        'thread/start',
-        threadStartParams(this.ctx.spec.repoPath, this.ctx.options),
-        0,
-      ),
+      await this.peer.request(method, resume ? { ...params, threadId: resume } : params, 0),
     );
     const thread = obj(res.thread);
     const id = str(thread.id);
-    if (!id) throw new Error('thread/start answered without a thread id');
+    if (!id) throw new Error(`${method} answered without a thread id`);
     this.threadId = id;
     this.ctx.emit({
       type: 'STDOUT',

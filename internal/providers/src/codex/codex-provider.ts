@@ -31,6 +31,7 @@ export class CodexProvider extends StructuredProvider {
     multiTurn: true,
     interrupt: true,
     permissionRequests: true,
+    resume: true,
   };
   private readonly clientVersion = ownVersion();
 

@@ -15,7 +15,8 @@ export type EventType =
   | 'TURN_COMPLETED'
   | 'AGENT_ERROR'
   | 'PERMISSION_REQUESTED'
-  | 'PERMISSION_RESOLVED';
+  | 'PERMISSION_RESOLVED'
+  | 'SESSION_RESUMED';
 
 export type EventStream = 'system' | 'stdout' | 'stderr';
 

@@ -9,6 +9,8 @@ export interface ProviderCapabilities {
   multiTurn: boolean;
   interrupt: boolean;
   permissionRequests: boolean;
+  /** Starts an agent on a conversation it had before (SessionSpec.resume). */
+  resume: boolean;
 }
 
 export type AuthState = 'unknown' | 'authenticated' | 'unauthenticated' | 'not_required';
@@ -69,6 +71,13 @@ export interface SessionSpec {
   cwd: string;
   /** Client options, already accepted by `validateOptions`. */
   options: Readonly<Record<string, string>>;
+  /**
+   * Start the agent on this conversation of its own (an earlier agent's
+   * `AgentHandle.resumePoint`) instead of a new one: the daemon restarted
+   * under it. Only for providers with the `resume` capability; a
+   * conversation the agent cannot take up fails the start-up.
+   */
+  resume?: ResumePoint;
   /** Called once the process exists, before any of its output is emitted. */
   spawned(pid: number): void;
   /** Receives every event the agent produces, in order. Must not throw. */
@@ -103,9 +112,23 @@ interface StartupClock {
   restart(): void;
 }
 
+/** What an agent needs to go on with its conversation in a new process (plain JSON: it is stored). */
+export interface ResumePoint {
+  /** The agent's own id of it: claude's session id, codex's thread id, ACP's session id. */
+  conversationId: string;
+  /** The session's own HOME (`isolate_home`), where the agent keeps the conversation. */
+  home?: string;
+}
+
 /** One running agent. */
 export interface AgentHandle {
   readonly pid: number;
+  /**
+   * Where the agent's conversation can be taken up again, known once
+   * started: what `SessionSpec.resume` takes after a daemon restart.
+   * Undefined for agents that cannot resume.
+   */
+  readonly resumePoint?: ResumePoint | undefined;
   /**
    * Delivers one input: writes it, or queues it while a turn runs. Calls
    * `recorded` exactly once, synchronously, as soon as the input is accepted

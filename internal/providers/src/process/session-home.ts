@@ -1,9 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StartupError } from '../contract/errors.js';
+import type { ResumePoint } from '../contract/provider.js';
+
+/**
+ * The home of a session's agent with `isolate_home`: the one the agent had
+ * before, when it resumes its conversation (it must still be a directory
+ * of ours, not a link), else a new empty one.
+ */
+export async function sessionHome(
+  tempRoot: string,
+  sessionId: string,
+  resume: ResumePoint | undefined,
+): Promise<string> {
+  if (!resume?.home) return makeSessionHome(tempRoot, sessionId);
+  const st = await lstat(resume.home).catch(() => undefined);
+  if (!st?.isDirectory() || st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0) {
+    throw new StartupError(
+      `cannot resume: the session's home ${resume.home} (isolate_home) is gone or no longer the daemon's own`,
+    );
+  }
+  return resume.home;
+}
 
 /** A session's own empty home under `tempRoot` (mode 0700), for `isolate_home`. */
-export async function makeSessionHome(tempRoot: string, sessionId: string): Promise<string> {
+async function makeSessionHome(tempRoot: string, sessionId: string): Promise<string> {
   const dir = join(tempRoot, `agent-bridge-home-${sessionId}-${randomUUID().slice(0, 8)}`);
   await mkdir(dir, { mode: 0o700 });
   await mkdir(join(dir, '.codex'), { mode: 0o700 });

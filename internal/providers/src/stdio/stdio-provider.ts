@@ -44,6 +44,8 @@ export class StdioProvider implements Provider {
     multiTurn: true,
     interrupt: false,
     permissionRequests: false,
+    // A plain process has no conversation of its own to go back to.
+    resume: false,
   };
   readonly id: string;
   private readonly monitor: HealthMonitor;

@@ -74,6 +74,7 @@ class TestProvider extends StructuredProvider {
     multiTurn: true,
     interrupt: true,
     permissionRequests: false,
+    resume: false,
   };
   constructor(opts: Partial<StructuredProviderOptions> = {}) {
     super(

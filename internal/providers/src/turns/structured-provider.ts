@@ -23,7 +23,7 @@ import type { TestedVersions } from '../health/tested-versions.js';
 import { OptionPolicy, type OptionSpecs } from '../option-policy.js';
 import { awaitStartup } from '../process/await-startup.js';
 import { childEnv } from '../process/child-env.js';
-import { homeEnv, makeSessionHome, stateKey } from '../process/session-home.js';
+import { homeEnv, sessionHome, stateKey } from '../process/session-home.js';
 import type { StartupGate } from '../process/startup-gate.js';
 import type { Spawner, SupervisedProcess } from '../process/supervised-process.js';
 import { MAX_PROTOCOL_LINE_BYTES, protocolLineReader } from './protocol-lines.js';
@@ -67,8 +67,10 @@ export interface DriverContext {
 
 /** One session's protocol state machine, fed with the agent's parsed stdout lines. */
 export interface ProtocolDriver extends TurnProtocol {
-  /** The start-up handshake; resolves once the agent can take input. */
+  /** The start-up handshake (a new conversation, or `spec.resume`'s); resolves once the agent can take input. */
   handshake(signal: AbortSignal): Promise<void>;
+  /** The agent's id of its conversation, once the handshake has it (AgentHandle.conversationId). */
+  readonly conversationId?: string | undefined;
   /** One JSON object read from the agent's stdout. */
   onMessage(msg: JsonObject): void;
   /** The graceful stop step before SIGTERM; closing stdin when absent. */
@@ -171,7 +173,7 @@ export abstract class StructuredProvider implements Provider {
     const { file, prefix } = await this.command();
     const env = this.baseEnv();
     const home = this.opts.isolateHome
-      ? await makeSessionHome(this.opts.tempRoot, spec.sessionId)
+      ? await sessionHome(this.opts.tempRoot, spec.sessionId, spec.resume)
       : undefined;
     if (home) Object.assign(env, homeEnv(home));
     const removeHome = () =>
@@ -258,6 +260,10 @@ export abstract class StructuredProvider implements Provider {
     });
     return {
       pid: running.pid,
+      get resumePoint() {
+        const conversationId = driver.conversationId;
+        return conversationId ? { conversationId, ...(home ? { home } : {}) } : undefined;
+      },
       exited,
       send: (text, recorded) => turns.send(text, recorded),
       interrupt: () => turns.interrupt(),

@@ -115,6 +115,7 @@ export function providerFromWire(p: ProtoProvider): ProviderInfo {
       multiTurn: p.capabilities?.multiTurn ?? false,
       interrupt: p.capabilities?.interrupt ?? false,
       permissionRequests: p.capabilities?.permissionRequests ?? false,
+      resume: p.capabilities?.resume ?? false,
     },
     permissionPolicy: {
       mode: (p.permissionPolicy?.mode || 'deny') as ProviderInfo['permissionPolicy']['mode'],

@@ -233,6 +233,18 @@ export enum EventType {
    * client certificate's identity).
    */
   EVENT_TYPE_PERMISSION_RESOLVED = 16,
+  /**
+   * EVENT_TYPE_SESSION_RESUMED - The daemon restarted while the session's agent was running, and the
+   * agent was started again on its own conversation (claude --resume,
+   * codex thread/resume, ACP session/load): the session goes on, its seqs
+   * continuing. `data`: `reason` ("daemon_restarted"), `conversation_id`
+   * (the agent's own id of the conversation it resumed), and
+   * `interrupted_turn_id` when a turn was running at the restart (that
+   * turn's TURN_COMPLETED, with `data.interrupted` true and
+   * `data.reason` "daemon_restarted", comes just before). Input sent
+   * during the turn that was cut short must be sent again.
+   */
+  EVENT_TYPE_SESSION_RESUMED = 17,
   UNRECOGNIZED = -1,
 }
 
@@ -289,6 +301,9 @@ export function eventTypeFromJSON(object: any): EventType {
     case 16:
     case "EVENT_TYPE_PERMISSION_RESOLVED":
       return EventType.EVENT_TYPE_PERMISSION_RESOLVED;
+    case 17:
+    case "EVENT_TYPE_SESSION_RESUMED":
+      return EventType.EVENT_TYPE_SESSION_RESUMED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -332,6 +347,8 @@ export function eventTypeToJSON(object: EventType): string {
       return "EVENT_TYPE_PERMISSION_REQUESTED";
     case EventType.EVENT_TYPE_PERMISSION_RESOLVED:
       return "EVENT_TYPE_PERMISSION_RESOLVED";
+    case EventType.EVENT_TYPE_SESSION_RESUMED:
+      return "EVENT_TYPE_SESSION_RESUMED";
     case EventType.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -1001,6 +1018,12 @@ export interface ProviderCapabilities {
    * RespondPermission.
    */
   permissionRequests: boolean;
+  /**
+   * After a daemon restart, resumes the agent's own conversation
+   * (SESSION_RESUMED) instead of failing the session, unless the
+   * provider's `resume` is "never".
+   */
+  resume: boolean;
 }
 
 function createBaseStartSessionRequest(): StartSessionRequest {
@@ -4837,7 +4860,7 @@ export const PermissionPolicy: MessageFns<PermissionPolicy> = {
 };
 
 function createBaseProviderCapabilities(): ProviderCapabilities {
-  return { structuredEvents: false, multiTurn: false, interrupt: false, permissionRequests: false };
+  return { structuredEvents: false, multiTurn: false, interrupt: false, permissionRequests: false, resume: false };
 }
 
 export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
@@ -4853,6 +4876,9 @@ export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
     }
     if (message.permissionRequests !== false) {
       writer.uint32(32).bool(message.permissionRequests);
+    }
+    if (message.resume !== false) {
+      writer.uint32(40).bool(message.resume);
     }
     return writer;
   },
@@ -4902,6 +4928,14 @@ export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
             message.permissionRequests = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.resume = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4932,6 +4966,7 @@ export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
         : isSet(object.permission_requests)
         ? globalThis.Boolean(object.permission_requests)
         : false,
+      resume: isSet(object.resume) ? globalThis.Boolean(object.resume) : false,
     };
   },
 
@@ -4949,6 +4984,9 @@ export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
     if (message.permissionRequests !== false) {
       obj.permissionRequests = message.permissionRequests;
     }
+    if (message.resume !== false) {
+      obj.resume = message.resume;
+    }
     return obj;
   },
 
@@ -4961,6 +4999,7 @@ export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
     message.multiTurn = object.multiTurn ?? false;
     message.interrupt = object.interrupt ?? false;
     message.permissionRequests = object.permissionRequests ?? false;
+    message.resume = object.resume ?? false;
     return message;
   },
 };
