@@ -193,6 +193,7 @@ export class SessionManager {
       this.sessions.remove(session);
       throw err;
     }
+    await committed(session, session.lastSeq); // last_seq counts what startup printed
     return session.snapshot();
   }
 
@@ -200,6 +201,7 @@ export class SessionManager {
     const s = this.sessions.find(caller, sessionId);
     if (s.live) auditStopRequest(this.deps.audit ?? noAudit, s, caller, force);
     await s.stop('stop_requested', force);
+    await committed(s, s.lastSeq); // a reader told STOPPED finds SESSION_STOPPED
     return s.status;
   }
 
