@@ -9,10 +9,17 @@
  * remembers the first (the fake answers RECALL with the earlier prompts).
  * With `resume: never`, the same session ends failed (daemon_restarted).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Bridge, FAKE_CLAUDE, REPO_ROOT, startBridge } from '@agent-bridge/harness';
+import {
+  type Bridge,
+  FAKE_CLAUDE,
+  REPO_ROOT,
+  startBridge,
+  waitFor,
+  within,
+} from '@agent-bridge/harness';
 import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -63,6 +70,12 @@ const resumedWith: Record<string, (log: string) => string | undefined> = {
   },
 };
 
+/** The sessions' isolated homes, kept beside the daemon's store. */
+const homes = (b: Bridge) => {
+  const root = join(b.daemon.dir, 'store', 'homes');
+  return existsSync(root) ? readdirSync(root) : [];
+};
+
 const bridges: Bridge[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
@@ -87,8 +100,12 @@ function secondTurnStreaming(all: SessionEvent[]): boolean {
   );
 }
 
-/** A first turn, then a turn that hangs; the daemon SIGKILLed during it and started again. */
-async function killedDuringATurn(provider: string, resume: 'auto' | 'never') {
+/** A first turn, then a turn that hangs; the daemon killed (or stopped) during it and started again. */
+async function killedDuringATurn(
+  provider: string,
+  resume: 'auto' | 'never',
+  signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL',
+) {
   const logs = mkdtempSync(join(tmpdir(), 'resume-logs-'));
   dirs.push(logs);
   const config = { providers: providers(logs, resume) };
@@ -100,8 +117,9 @@ async function killedDuringATurn(provider: string, resume: 'auto' | 'never') {
   await s.send('now HANG please');
   const hanging = await s.events(secondTurnStreaming);
   const running = hanging.findLast((e) => e.type === T.EVENT_TYPE_TURN_STARTED)?.turnId;
-  first.daemon.proc.kill('SIGKILL');
-  await first.daemon.exited;
+  first.daemon.proc.kill(signal);
+  const exit = await within(`the daemon to exit on ${signal}`, first.daemon.exited, 30_000);
+  expect(exit.code).toBe(signal === 'SIGKILL' ? null : 0);
   const again = await startBridge({ pki: first.pki, dir: first.daemon.dir, config });
   bridges.push(again);
   return { again, sessionId: s.sessionId, running, hanging, logs };
@@ -163,5 +181,42 @@ describe('a daemon killed during a turn, started again on its store', () => {
     expect(all.at(-1)?.error).toContain('resume: never');
     expect(all.some((e) => e.type === T.EVENT_TYPE_SESSION_RESUMED)).toBe(false);
     expect((await s.get()).status).toBe(SessionStatus.SESSION_STATUS_FAILED);
+    // The home its conversation was kept in is let go of: no resume will come.
+    await waitFor('the home to be removed', () => homes(again).length === 0);
   });
+});
+
+describe('a daemon stopped (SIGTERM, an upgrade or a service restart) during a turn', () => {
+  it.each(['claude', 'codex', 'opencode'])(
+    '%s: the session is not stopped but resumed at the next start, on the same conversation',
+    { timeout: 60_000 },
+    async (provider) => {
+      const { again, sessionId, running, hanging, logs } = await killedDuringATurn(
+        provider,
+        'auto',
+        'SIGTERM',
+      );
+      const s = again.sessions().session(sessionId);
+      const all = await s.events((es) => es.some((e) => e.type === T.EVENT_TYPE_SESSION_RESUMED));
+      expect(all.slice(0, hanging.length)).toEqual(hanging);
+      expect(all.map((e) => Number(e.seq))).toEqual(all.map((_, i) => i + 1));
+      const after = all.slice(hanging.length);
+      expect(after.map((e) => e.type)).not.toContain(T.EVENT_TYPE_SESSION_STOPPED);
+      expect(after.find((e) => e.type === T.EVENT_TYPE_TURN_COMPLETED)).toMatchObject({
+        turnId: running,
+        data: { interrupted: true },
+      });
+      // The agent's home was kept through the stop, in the store's directory.
+      expect(homes(again)).toHaveLength(1);
+      const conversation = (all.at(-1)!.data as { conversation_id: string }).conversation_id;
+      expect(resumedWith[provider]!(readFileSync(join(logs, `${provider}.log`), 'utf8'))).toBe(
+        conversation,
+      );
+      await s.send('RECALL');
+      const replies = await s.events((es) => turnsDone(es).length === 3);
+      const reply = replies.findLast((e) => e.type === T.EVENT_TYPE_AGENT_MESSAGE)?.text ?? '';
+      expect(reply).toContain('the first message is ONE');
+      await s.stop();
+    },
+  );
 });

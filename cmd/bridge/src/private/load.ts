@@ -15,10 +15,14 @@ import {
 export function load(
   file: string,
   host: ProviderHost,
+  /** Where the sessions' isolated homes go for this config, when not under `host.tempRoot`. */
+  homesRoot: (config: BridgeConfig) => string | undefined = () => undefined,
 ): { config: BridgeConfig; providers: Map<string, Provider> } {
   const loaded = loadConfig(file);
+  const { config } = loaded;
+  const tempRoot = homesRoot(config) ?? host.tempRoot;
   try {
-    return { config: loaded.config, providers: createProviders(loaded.config.providers, host) };
+    return { config, providers: createProviders(config.providers, { ...host, tempRoot }) };
   } catch (err) {
     throw err instanceof ProviderConfigError ? loaded.reject(err.problems, { cause: err }) : err;
   }

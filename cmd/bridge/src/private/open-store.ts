@@ -46,6 +46,16 @@ export function storePathOf(config: BridgeConfig, dev: DevRun | undefined): stri
   );
 }
 
+/**
+ * Where sessions' isolated homes (`isolate_home`) go on a durable store:
+ * beside the events, in the store's directory, so that the agents'
+ * conversations survive a reboot as the sessions do. Undefined for the
+ * memory store (a temporary directory then).
+ */
+export function homesRootOf(config: BridgeConfig, dev: DevRun | undefined): string | undefined {
+  return config.storage.backend === 'memory' ? undefined : join(storePathOf(config, dev), 'homes');
+}
+
 /** Opens the store `config.storage` names; throws StoreOpenError with what to do when it cannot. */
 export async function openStore(
   config: BridgeConfig,

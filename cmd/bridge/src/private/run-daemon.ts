@@ -8,7 +8,7 @@ import { type OrphanGuard, startOrphanGuard } from '../orphan-guard.js';
 import { checkStartup } from '../startup-checks.js';
 import { announceDev, type DevRun } from './dev-run.js';
 import { load } from './load.js';
-import { type OpenedStore, openStore, StoreOpenError } from './open-store.js';
+import { homesRootOf, type OpenedStore, openStore, StoreOpenError } from './open-store.js';
 import { untilStopped } from './signals.js';
 import { lines, startupCheckOptions, stateDirOf } from './startup-inputs.js';
 
@@ -25,7 +25,7 @@ export async function run(
 ): Promise<number> {
   let loaded: ReturnType<typeof load>;
   try {
-    loaded = load(file, host);
+    loaded = load(file, host, (config) => homesRootOf(config, dev));
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;

@@ -10,6 +10,7 @@ import type { Timers } from '../clock.js';
 import type { PinnedDirectory } from '../paths/pinned-directory.js';
 import type { Logger } from '../types.js';
 import type { Session } from './session.js';
+import { startupEnd } from './session-ending.js';
 import { spawnFailure } from './spawn-failure.js';
 
 export interface LaunchDeps {
@@ -115,7 +116,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
     }
     if (err instanceof StartupTimeout || err instanceof StartupError) {
       const exited = err instanceof StartupError && err.exit !== undefined;
-      session.failStartup(
+      const end = startupEnd(
         resume
           ? `the daemon restarted and the agent's conversation could not be resumed: ${err.message}`
           : err.message,
@@ -124,8 +125,9 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
           : err instanceof StartupTimeout
             ? 'startup_timeout'
             : 'startup_failed',
-        exited,
+        exited ? session.stderrTail() : undefined,
       );
+      session.fail(end.error, end.data);
       logger.warn({ sessionId: session.id }, err.message);
       return;
     }

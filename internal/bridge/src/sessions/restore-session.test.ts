@@ -5,7 +5,7 @@ import { FakeAgent, FakeProvider } from '../testing/fake-provider.js';
 import { newSession, readToEnd, sessionDeps } from '../testing/fixtures.js';
 import { HeldStore } from '../testing/held-store.js';
 import { restoreSession } from './restore-session.js';
-import type { Session } from './session.js';
+import { Session } from './session.js';
 import { SessionTable } from './session-table.js';
 
 const line = (text: string) => ({ type: 'STDOUT' as const, stream: 'stdout' as const, text });
@@ -107,5 +107,36 @@ describe('a session restored from its store', () => {
     const restored = table.get(session.id)!;
     expect(restored.status).toBe('STOPPED');
     expect((await restored.provider.health()).error).toContain('no longer configured');
+  });
+
+  it('one that was being stopped is not resumed: it ends failed, and its conversation is let go of', () => {
+    const clock = new FakeClock();
+    const store = new HeldStore();
+    const provider = new FakeProvider('fake', { resume: true });
+    const deps = sessionDeps(clock, {}, store);
+    const request = {
+      projectId: 'alpha',
+      sessionId: 's1',
+      repoPath: '/repo',
+      provider: 'fake',
+      agentOpts: {},
+    };
+    const session = new Session(request, '/repo', provider, deps);
+    const agent = new FakeAgent(7, (ev) => session.append(ev), false);
+    const point = { conversationId: 'conv-1', home: '/homes/agent-bridge-home-s1' };
+    agent.resumePoint = point;
+    session.markSpawned(agent.pid);
+    session.markRunning(agent);
+    void session.stop('stop_requested', false);
+    store.commit(); // the daemon went while the agent was stopping
+
+    const table = new SessionTable();
+    const [stored] = [...store.storedSessions()];
+    const resumed = restoreSession(stored!, deps, table, new Map([['fake', provider]]));
+    expect(resumed).toBeUndefined();
+    const restored = table.get('s1')!;
+    expect(restored.status).toBe('FAILED');
+    expect(restored.snapshot().error).toContain('it was being stopped');
+    expect(provider.discarded).toEqual([point]);
   });
 });

@@ -1,6 +1,7 @@
 import type { Provider, ResumePoint } from '@agent-bridge/providers';
 import type { StoredSession } from '../store/session-store.js';
 import { cutShort } from './live-facts.js';
+import { whyNotResumable } from './resumable.js';
 import { Session, type SessionDeps } from './session.js';
 import type { SessionTable } from './session-table.js';
 
@@ -35,14 +36,12 @@ export function restoreSession(
   const interruptedTurn = session.kept.runningTurn;
   for (const ev of cutShort(session.kept)) session.record(ev);
   const point = session.kept.resumePoint;
-  const why = !provider.capabilities.resume
-    ? `provider "${provider.id}" cannot resume its agent's conversation`
-    : !deps.settings.resume(provider.id)
-      ? `provider "${provider.id}" has resume: never`
-      : point === undefined
-        ? 'its agent had no conversation to resume yet'
-        : undefined;
+  const why =
+    stored.record.status === 'STOPPING'
+      ? 'it was being stopped'
+      : whyNotResumable(provider, deps.settings, point);
   if (why !== undefined || point === undefined) {
+    if (point) void provider.discard?.(point).catch(() => undefined);
     session.fail(`the daemon restarted while this session was live, and ${why}`, {
       reason: 'daemon_restarted',
     });

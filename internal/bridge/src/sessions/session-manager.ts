@@ -30,6 +30,7 @@ import type {
 import { checkPermissionAnswer, checkSubscriberId, preview } from '../validate.js';
 import { checkStart, startingProvider } from './check-start.js';
 import { committed, keptCursor } from './durable-answers.js';
+import { endForShutdown } from './end-for-shutdown.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
 import { restoreSession } from './restore-session.js';
@@ -290,11 +291,9 @@ export class SessionManager {
     });
   }
 
-  /** Refuses new work, stops every session (graceful, bounded by the grace period) and waits. */
+  /** Refuses new work, ends every session's agent (endForShutdown) and waits. */
   async shutdown(): Promise<void> {
     this.daemon.end(new ScopeEnded('shutdown'));
-    await Promise.all(
-      [...this.sessions.values()].map((s) => s.stop('shutdown', false).catch(() => undefined)),
-    );
+    await endForShutdown(this.sessions.values(), this.store, this.deps.settings);
   }
 }

@@ -74,7 +74,7 @@ describe('Session', () => {
     clock.advance(5000);
     session.finish({ exitCode: 3, signal: null });
     expect(session.status).toBe('FAILED');
-    expect(session.stoppedAt).toBe(clock.now());
+    expect(session.kept.endedAt).toBe(clock.now());
     expect(session.ring.get(session.ring.lastSeq)).toMatchObject({
       type: 'SESSION_FAILED',
       error: 'agent exited with code 3',

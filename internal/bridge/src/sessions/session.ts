@@ -11,7 +11,7 @@ import type { SessionFacts, SessionSnapshot, SessionStatus, StartRequest } from 
 import { isLiveStatus } from '../types.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { trackLiveFacts } from './live-facts.js';
-import { agentEnd, type StopReason, startedEvent, startupEnd } from './session-ending.js';
+import { agentEnd, type StopReason, startedEvent } from './session-ending.js';
 import { SessionEvents, type SessionEventsDeps } from './session-events.js';
 import { SessionReaders } from './session-readers.js';
 import { snapshotOf } from './session-snapshot.js';
@@ -50,39 +50,34 @@ export class Session {
   /** Set when the store failed: the session's end is then that failure. */
   private storeError: Error | undefined;
   private stopping: Promise<void> | undefined;
-  private readonly stopGracePeriodMs: number;
+  /** Its agent ended by a daemon going, the session kept live for the next start to resume. */
+  private suspended = false;
   /** The session's scope, inside the daemon's; only the session ends it. */
   private readonly scope: Scope;
   /** Its start-up: what retries and stops wait on, and what a stop during it ends. */
   readonly startup = new SessionStartup();
   private readonly events: SessionEvents;
-  /** Settles once the terminal event is recorded. */
-  private readonly terminal: Promise<void>;
   private terminalRecorded: () => void = () => undefined;
-  private readonly clock: Clock;
-  private readonly store: SessionStore;
+  /** Settles once the terminal event is recorded. */
+  private readonly terminal = new Promise<void>((resolve) => {
+    this.terminalRecorded = resolve;
+  });
 
   constructor(
     readonly request: StartRequest,
     readonly repoPath: string,
     readonly provider: Provider,
-    deps: SessionDeps,
+    private readonly deps: SessionDeps,
   ) {
     const { settings, restored } = deps;
-    this.clock = deps.clock;
-    this.store = deps.store;
     const ended = restored && !isLiveStatus(restored.record.status);
     this.events = new SessionEvents(request, deps, (err) => this.storeFailed(err), restored);
     this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
     for (const c of restored?.cursors ?? [])
       this.cursors.restore(c.subscriberId, c.ackSeq, c.touchedAt);
-    this.stopGracePeriodMs = settings.stopGracePeriodMs;
     this.scope = scope(deps.lifetime);
-    this.terminal = new Promise((resolve) => {
-      this.terminalRecorded = resolve;
-    });
     this.permissions = permissionGate(request, deps, (ev) => this.record(ev).seq);
-    this.createdAt = restored?.record.createdAt ?? this.clock.now();
+    this.createdAt = restored?.record.createdAt ?? this.deps.clock.now();
     this.readers = new SessionReaders(this.createdAt, () => this.events.lastStoredAt);
     if (!restored) this.save();
     else {
@@ -126,11 +121,6 @@ export class Session {
 
   get status(): SessionStatus {
     return this.state;
-  }
-
-  /** When the terminal event was recorded; undefined while live. */
-  get stoppedAt(): number | undefined {
-    return this.facts.endedAt;
   }
 
   get live(): boolean {
@@ -218,13 +208,32 @@ export class Session {
     return this.stopping;
   }
 
+  /**
+   * Ends the agent as the daemon goes, the session left live in the store (no terminal
+   * event) for the next start to resume on its conversation. One not running is stopped.
+   */
+  suspend(): Promise<void> {
+    const agent = this.agent;
+    if (this.state !== 'RUNNING' || !agent || this.stopping) return this.stop('shutdown', false);
+    this.suspended = true;
+    this.scope.end(new ScopeEnded('shutdown'));
+    this.stopping = agent
+      .stop({
+        force: false,
+        gracePeriodMs: this.deps.settings.stopGracePeriodMs,
+        keepConversation: true,
+      })
+      .then(() => {});
+    return this.stopping;
+  }
+
   private async stopAgent(force: boolean): Promise<void> {
     // A stop during start-up waits for the start-up to end (it was told to
     // give up), then stops the agent if one came up all the same.
     await this.startup.settled();
     const agent = this.agent;
     if (!agent) return;
-    await agent.stop({ force, gracePeriodMs: this.stopGracePeriodMs });
+    await agent.stop({ force, gracePeriodMs: this.deps.settings.stopGracePeriodMs });
     // The exit handler attached at launch records the terminal event: a
     // stop is over once it has.
     await this.terminal;
@@ -238,9 +247,10 @@ export class Session {
     if (this.ended) return;
     this.scope.end(new ScopeEnded('exit'));
     this.events.flush();
+    if (this.suspended) return; // live in the store: the next start resumes it
     this.facts.exitCode = exit.exitCode ?? undefined;
     this.facts.exitSignal = exit.signal ?? '';
-    this.facts.endedAt = this.clock.now();
+    this.facts.endedAt = this.deps.clock.now();
     const end = agentEnd(this.stopReason, exit, this.events.stderrTail, this.storeError);
     if (end.failed) {
       this.fail(end.error, end.data);
@@ -253,23 +263,13 @@ export class Session {
     this.terminalRecorded();
   }
 
-  /**
-   * Fails a start-up. When the agent exited, the error quotes the end of its
-   * stderr as stored (redacted), which usually says why, and `stderr_tail`
-   * carries more of it.
-   */
-  failStartup(error: string, reason: Parameters<typeof startupEnd>[1], exited: boolean): void {
-    if (this.ended) return;
-    if (exited) this.events.flush();
-    const end = startupEnd(error, reason, exited ? this.events.stderrTail : undefined);
-    this.fail(end.error, end.data);
+  /** The end of its stderr as stored (redacted), its output so far flushed first. */
+  stderrTail(): string {
+    this.events.flush();
+    return this.events.stderrTail;
   }
 
-  /**
-   * The store can keep none of this session's events any more: the session
-   * is stopped, and ends failed with `store_failed` (its readers get the
-   * terminal event from memory).
-   */
+  /** The store keeps none of its events any more: it ends failed, `store_failed`, told from memory. */
   private storeFailed(error: Error): void {
     if (this.ended) return;
     this.storeError = error;
@@ -282,7 +282,7 @@ export class Session {
     this.scope.end(new ScopeEnded('exit'));
     this.state = 'FAILED';
     this.facts.error = error;
-    this.facts.endedAt ??= this.clock.now();
+    this.facts.endedAt ??= this.deps.clock.now();
     this.append({ type: 'SESSION_FAILED', stream: 'system', text: error, done: true, error, data });
     this.save();
     this.terminalRecorded();
@@ -295,6 +295,6 @@ export class Session {
   /** Keeps what the session is now, committed with its events of the same turn. */
   private save(): void {
     const { request, repoPath, state: status, createdAt } = this;
-    this.store.saveSession({ request, repoPath, status, createdAt, facts: { ...this.facts } });
+    this.deps.store.saveSession({ request, repoPath, status, createdAt, facts: { ...this.facts } });
   }
 }

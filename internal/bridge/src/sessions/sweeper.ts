@@ -43,7 +43,7 @@ function sweep({ sessions, evict, settings, clock, logger }: SweeperDeps): void 
     ) {
       logger.info({ sessionId: s.id }, 'session idle: stopping');
       s.stop('idle_timeout', false).catch(() => undefined);
-    } else if (s.ended && s.stoppedAt !== undefined && now - s.stoppedAt >= retentionMs) {
+    } else if (s.ended && s.kept.endedAt !== undefined && now - s.kept.endedAt >= retentionMs) {
       evict(s);
     }
     s.cursors.expire(now);

@@ -11,6 +11,7 @@ import {
   type Provider,
   type ProviderCapabilities,
   type ProviderStatus,
+  type ResumePoint,
   type SessionSpec,
   SpawnError,
   StartupError,
@@ -28,6 +29,8 @@ export class FakeAgent implements AgentHandle {
   readonly stops: { force: boolean; gracePeriodMs: number }[] = [];
   /** Cleared to make the agent refuse input, as when it closed its stdin. */
   reading = true;
+  /** Set by a test to give the agent a conversation to resume. */
+  resumePoint: ResumePoint | undefined;
   interrupt?: () => Promise<{ interrupted: boolean; turnId: string }>;
   private resolveExit!: (exit: ExitInfo) => void;
   /** Each turn's scope, inside the session's, as a turn engine keeps them. */
@@ -96,7 +99,11 @@ export class FakeAgent implements AgentHandle {
     this.resolveExit(exit);
   }
 
-  stop(opts: { force: boolean; gracePeriodMs: number }): Promise<ExitInfo> {
+  stop(opts: {
+    force: boolean;
+    gracePeriodMs: number;
+    keepConversation?: boolean;
+  }): Promise<ExitInfo> {
     this.stops.push(opts);
     this.exit({ exitCode: null, signal: opts.force ? 'SIGKILL' : 'SIGTERM' });
     return this.exited;
@@ -125,18 +132,24 @@ export class FakeProvider implements Provider {
   private preSpawn: Promise<void> = Promise.resolve();
   private nextPid = 1000;
   private startWaiters: (() => void)[] = [];
+  /** The resume points let go of (`discard`). */
+  readonly discarded: ResumePoint[] = [];
 
   constructor(
     readonly id = 'fake',
-    { interrupt = false }: { interrupt?: boolean } = {},
+    { interrupt = false, resume = false }: { interrupt?: boolean; resume?: boolean } = {},
   ) {
     this.capabilities = {
       structuredEvents: false,
       multiTurn: true,
       interrupt,
       permissionRequests: false,
-      resume: false,
+      resume,
     };
+  }
+
+  async discard(point: ResumePoint): Promise<void> {
+    this.discarded.push(point);
   }
 
   validateOptions(options: Readonly<Record<string, string>>): OptionRefusal | undefined {

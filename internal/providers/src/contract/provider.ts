@@ -139,8 +139,17 @@ export interface AgentHandle {
   send(text: string, recorded: () => void): void;
   /** Cancels the running turn; only for providers with the interrupt capability. */
   interrupt?(): Promise<{ interrupted: boolean; turnId: string }>;
-  /** Graceful step, SIGTERM to the group, SIGKILL after the grace period (or at once with force). */
-  stop(opts: { force: boolean; gracePeriodMs: number }): Promise<ExitInfo>;
+  /**
+   * Graceful step, SIGTERM to the group, SIGKILL after the grace period (or
+   * at once with force). With `keepConversation` (a daemon going that will
+   * resume the agent at its next start) what the agent needs to resume, its
+   * isolated home, is kept; else it is removed once the agent exited.
+   */
+  stop(opts: {
+    force: boolean;
+    gracePeriodMs: number;
+    keepConversation?: boolean;
+  }): Promise<ExitInfo>;
   /** Resolves once the process has exited and all its output has been emitted. */
   readonly exited: Promise<ExitInfo>;
 }
@@ -178,4 +187,9 @@ export interface Provider {
    * the background, never waited for.
    */
   health(): Promise<ProviderStatus>;
+  /**
+   * Lets go of what a conversation kept for a resume that will not come
+   * (its isolated home): a session restored live that is not resumed.
+   */
+  discard?(point: ResumePoint): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { StartupError } from '../contract/errors.js';
 import type { ResumePoint } from '../contract/provider.js';
 
@@ -10,11 +10,11 @@ import type { ResumePoint } from '../contract/provider.js';
  * of ours, not a link), else a new empty one.
  */
 export async function sessionHome(
-  tempRoot: string,
+  root: string,
   sessionId: string,
   resume: ResumePoint | undefined,
 ): Promise<string> {
-  if (!resume?.home) return makeSessionHome(tempRoot, sessionId);
+  if (!resume?.home) return makeSessionHome(root, sessionId);
   const st = await lstat(resume.home).catch(() => undefined);
   if (!st?.isDirectory() || st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0) {
     throw new StartupError(
@@ -24,12 +24,20 @@ export async function sessionHome(
   return resume.home;
 }
 
-/** A session's own empty home under `tempRoot` (mode 0700), for `isolate_home`. */
-async function makeSessionHome(tempRoot: string, sessionId: string): Promise<string> {
-  const dir = join(tempRoot, `agent-bridge-home-${sessionId}-${randomUUID().slice(0, 8)}`);
+const PREFIX = 'agent-bridge-home-';
+
+/** A session's own empty home under `root` (mode 0700, as `root` when it is made), for `isolate_home`. */
+async function makeSessionHome(root: string, sessionId: string): Promise<string> {
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  const dir = join(root, `${PREFIX}${sessionId}-${randomUUID().slice(0, 8)}`);
   await mkdir(dir, { mode: 0o700 });
   await mkdir(join(dir, '.codex'), { mode: 0o700 });
   return dir;
+}
+
+/** Whether `dir` is a session home made under `root`: the only kind a discard removes. */
+export function isSessionHome(root: string, dir: string): boolean {
+  return dirname(dir) === root && basename(dir).startsWith(PREFIX);
 }
 
 /** Everything that points a CLI at its state: all of it inside the session's own home. */

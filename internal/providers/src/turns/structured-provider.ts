@@ -10,6 +10,7 @@ import type {
   Provider,
   ProviderCapabilities,
   ProviderStatus,
+  ResumePoint,
   SessionSpec,
 } from '../contract/provider.js';
 import { resolveCommand } from '../health/binary-probe.js';
@@ -23,7 +24,7 @@ import type { TestedVersions } from '../health/tested-versions.js';
 import { OptionPolicy, type OptionSpecs } from '../option-policy.js';
 import { awaitStartup } from '../process/await-startup.js';
 import { childEnv } from '../process/child-env.js';
-import { homeEnv, sessionHome, stateKey } from '../process/session-home.js';
+import { homeEnv, isSessionHome, sessionHome, stateKey } from '../process/session-home.js';
 import type { StartupGate } from '../process/startup-gate.js';
 import type { Spawner, SupervisedProcess } from '../process/supervised-process.js';
 import { MAX_PROTOCOL_LINE_BYTES, protocolLineReader } from './protocol-lines.js';
@@ -176,8 +177,11 @@ export abstract class StructuredProvider implements Provider {
       ? await sessionHome(this.opts.tempRoot, spec.sessionId, spec.resume)
       : undefined;
     if (home) Object.assign(env, homeEnv(home));
+    let keepHome = false;
     const removeHome = () =>
-      home ? rm(home, { recursive: true, force: true }).catch(() => undefined) : undefined;
+      home && !keepHome
+        ? rm(home, { recursive: true, force: true }).catch(() => undefined)
+        : undefined;
 
     let proc: SupervisedProcess | undefined;
     const emit = (e: AgentEvent) => spec.emit(e);
@@ -268,15 +272,22 @@ export abstract class StructuredProvider implements Provider {
       send: (text, recorded) => turns.send(text, recorded),
       interrupt: () => turns.interrupt(),
       // Resolves after the session's own clean-up (driver, isolated HOME), not just the exit.
-      stop: ({ force, gracePeriodMs }) =>
-        running
+      stop: ({ force, gracePeriodMs, keepConversation }) => {
+        keepHome = keepConversation === true;
+        return running
           .stop({
             force,
             gracePeriodMs,
             graceful: () => (driver.close ? driver.close() : running.closeInput()),
           })
-          .then(() => exited),
+          .then(() => exited);
+      },
     };
+  }
+
+  async discard(point: ResumePoint): Promise<void> {
+    if (point.home && isSessionHome(this.opts.tempRoot, point.home))
+      await rm(point.home, { recursive: true, force: true });
   }
 
   /** The version in `--version` output (`2.1.197 (Claude Code)`, `codex-cli 0.169.0`); undefined when it holds none. */

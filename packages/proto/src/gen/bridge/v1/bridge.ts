@@ -234,15 +234,18 @@ export enum EventType {
    */
   EVENT_TYPE_PERMISSION_RESOLVED = 16,
   /**
-   * EVENT_TYPE_SESSION_RESUMED - The daemon restarted while the session's agent was running, and the
-   * agent was started again on its own conversation (claude --resume,
-   * codex thread/resume, ACP session/load): the session goes on, its seqs
-   * continuing. `data`: `reason` ("daemon_restarted"), `conversation_id`
-   * (the agent's own id of the conversation it resumed), and
-   * `interrupted_turn_id` when a turn was running at the restart (that
-   * turn's TURN_COMPLETED, with `data.interrupted` true and
-   * `data.reason` "daemon_restarted", comes just before). Input sent
-   * during the turn that was cut short must be sent again.
+   * EVENT_TYPE_SESSION_RESUMED - The daemon restarted while the session's agent was running (it was
+   * killed, or stopped gracefully: a graceful stop leaves a session that
+   * can resume live), and the agent was started again on its own
+   * conversation (claude --resume, codex thread/resume, ACP session/load):
+   * the session goes on, its seqs continuing. `data`: `reason`
+   * ("daemon_restarted"), `conversation_id` (the agent's own id of the
+   * conversation it resumed), and `interrupted_turn_id` when a turn was
+   * still open at the restart. The turn that was running ends with a
+   * TURN_COMPLETED with `data.interrupted` true before this event
+   * (`data.reason` "daemon_restarted" when the daemon closed it at the
+   * restart). Input sent during the turn that was cut short must be sent
+   * again.
    */
   EVENT_TYPE_SESSION_RESUMED = 17,
   UNRECOGNIZED = -1,
