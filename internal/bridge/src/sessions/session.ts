@@ -1,12 +1,12 @@
 import type { AgentEvent, AgentHandle, ExitInfo, Provider } from '@agent-bridge/providers';
 import { type Scope, ScopeEnded, scope } from '@agent-bridge/scope';
-import type { Clock, Timers } from '../clock.js';
+import type { Timers } from '../clock.js';
 import { precondition } from '../errors.js';
 import { CursorStore } from '../events/cursors.js';
 import type { BridgeEvent } from '../events/event.js';
 import type { EventRing } from '../events/event-ring.js';
 import { type PermissionGate, permissionGate } from '../permissions/permission-gate.js';
-import type { SessionStore, StoredSession } from '../store/session-store.js';
+import type { StoredSession } from '../store/session-store.js';
 import type { SessionFacts, SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
 import { isLiveStatus } from '../types.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
