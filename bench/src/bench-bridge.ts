@@ -52,6 +52,8 @@ export async function startBenchBridge(o: {
   nodeOptions?: (scratch: string) => string[];
   /** How long closing waits for the daemon to exit after SIGTERM (the harness's 20 s by default). */
   stopWaitMs?: number;
+  /** Start on an earlier daemon's directory and PKI (its store): a restart. */
+  again?: { dir: string; pki: Bridge['pki'] };
 }): Promise<BenchBridge> {
   const scratch = mkdtempSync(join(tmpdir(), 'bridge-bench-'));
   const file = o.file ?? '/dev/null';
@@ -63,6 +65,7 @@ export async function startBenchBridge(o: {
   const bridge = await startBridge({
     ...(o.nodeOptions ? { env: { NODE_OPTIONS: o.nodeOptions(scratch).join(' ') } } : {}),
     ...(o.stopWaitMs ? { stopWaitMs: o.stopWaitMs } : {}),
+    ...(o.again ?? {}),
     // The built daemon, as a service runs it (see built.ts).
     command: (configPath) => ({
       file: process.execPath,

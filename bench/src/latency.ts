@@ -151,7 +151,7 @@ export async function latencyRows(s: Sizes): Promise<Row[]> {
 }
 
 /** One round of the daemon's side: fresh FIFO sessions, a reader on each, then the writer. */
-async function daemonLatencies(
+export async function daemonLatencies(
   bridge: BenchBridge,
   s: Sizes,
   perSecond: number,

@@ -5,6 +5,7 @@
 // for every row. `--quick` runs the same rows at small sizes (CI smoke);
 // BENCH_ONLY=<group>[,<group>] runs some groups only.
 import { capacityRows } from './capacity.js';
+import { durableRows } from './durable.js';
 import { floodRows } from './flood.js';
 import { idleMemoryRows } from './idle-memory.js';
 import { latencyRows } from './latency.js';
@@ -30,6 +31,7 @@ const GROUPS: Record<string, (s: Sizes) => Promise<Row[]> | Row[]> = {
   capacity: capacityRows,
   flood: floodRows,
   redaction: (s) => redactionRows(s.events, s.width),
+  durable: durableRows,
 };
 
 async function main() {

@@ -28,6 +28,8 @@ export interface Sizes {
   latencySeconds: number;
   /** B3: seconds at each rate before the measured ones, whose events are not counted (JIT, first reads). */
   latencyWarmupSeconds: number;
+  /** B10: ended sessions in the store a daemon is restarted on. */
+  restartSessions: number;
 }
 
 export const FULL: Sizes = {
@@ -48,6 +50,7 @@ export const FULL: Sizes = {
   latencyRates: [1_000, 10_000],
   latencySeconds: 10,
   latencyWarmupSeconds: 1,
+  restartSessions: 1_000,
 };
 
 export const QUICK: Sizes = {
@@ -63,4 +66,5 @@ export const QUICK: Sizes = {
   memoryStreams: 500,
   latencySeconds: 2,
   latencyWarmupSeconds: 1,
+  restartSessions: 100,
 };

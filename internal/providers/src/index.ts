@@ -6,6 +6,7 @@
 
 export { type ExitInfo, InputClosedError, SpawnError, StartupError } from './contract/errors.js';
 export type { AgentEvent, EventData, EventStream, EventType } from './contract/events.js';
+export { OutputGate } from './contract/output-gate.js';
 export {
   type AskPermission,
   PERMISSION_DECISIONS,

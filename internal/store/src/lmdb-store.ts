@@ -164,15 +164,20 @@ function settled(write: Promise<unknown>): void {
 }
 
 /**
- * One session's events in the store. Each append is written at once
- * (LMDB batches the writes of one event-loop turn into one transaction);
- * at the end of the turn the sink is told when the last of them commits,
- * which covers every earlier one.
+ * One session's events in the store. The appends and drops of one
+ * event-loop turn go to LMDB as one write (a transaction callback, batched
+ * by lmdb with the turn's other writes into one transaction: one promise
+ * per turn, not one per event); the sink is told when it commits, which
+ * covers every earlier one.
  */
 class LmdbEventLog implements EventLog {
   readonly commitsAtOnce = false;
   private lastSeq = 0;
-  private lastWrite: Promise<boolean> | undefined;
+  /** Appended this turn, not yet handed to lmdb. */
+  private puts: [number, Buffer][] = [];
+  /** Events before this seq are to go; `dropped` is where the removals got to. */
+  private dropTo: number;
+  private dropped: number;
   private scheduled = false;
   private failed = false;
 
@@ -180,34 +185,47 @@ class LmdbEventLog implements EventLog {
     private readonly db: Database<Buffer, [string, number]>,
     private readonly sessionId: string,
     private readonly sink: CommitSink,
-    private keptFrom: number,
-  ) {}
+    keptFrom: number,
+  ) {
+    this.dropTo = keptFrom;
+    this.dropped = keptFrom;
+  }
 
   append(seq: number, bytes: Uint8Array): void {
     if (this.failed) return;
     // Handed over (see EventLog.append): lmdb reads them when the write runs.
-    const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.lastWrite = this.db.put([this.sessionId, seq], value);
+    this.puts.push([seq, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]);
     this.lastSeq = seq;
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.report());
-    }
+    this.schedule();
   }
 
   dropBefore(seq: number): void {
-    if (this.failed) return;
-    // A failed removal is a failed store: the next append's commit reports it.
-    for (let s = this.keptFrom; s < seq; s++) settled(this.db.remove([this.sessionId, s]));
-    this.keptFrom = Math.max(this.keptFrom, seq);
+    if (this.failed || seq <= this.dropTo) return;
+    this.dropTo = seq;
+    this.schedule();
   }
 
-  private report(): void {
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.write());
+  }
+
+  private write(): void {
     this.scheduled = false;
+    const { db, sessionId } = this;
+    const puts = this.puts;
+    this.puts = [];
+    const [from, to] = [this.dropped, this.dropTo];
+    this.dropped = to;
     const seq = this.lastSeq;
-    this.lastWrite?.then(
+    const write = db.transaction(() => {
+      for (const [s, value] of puts) db.putSync([sessionId, s], value);
+      for (let s = from; s < to; s++) db.removeSync([sessionId, s]);
+    });
+    write.then(
       () => {
-        if (!this.failed) this.sink.committed(seq);
+        if (!this.failed && puts.length > 0) this.sink.committed(seq);
       },
       (err: Error & { commitError?: Promise<unknown> }) => {
         // lmdb rejects that promise too; its reason is the same failure.

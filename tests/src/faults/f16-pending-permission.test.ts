@@ -233,7 +233,11 @@ describe('F16 a pending permission request is always resolved', () => {
 
 describe('F16d daemon SIGTERM with requests pending', () => {
   it('F16d each streaming subscriber gets PERMISSION_RESOLVED "shutdown" (permission_default deny and allow) before SESSION_STOPPED; the daemon exits 0, nothing left', async () => {
-    const b = await startBridge({ config: { providers: PROVIDERS } });
+    // On memory: nothing to resume, so SIGTERM stops the sessions (on the
+    // durable store they would be left live: native-resume.test.ts).
+    const b = await startBridge({
+      config: { providers: PROVIDERS, storage: { backend: 'memory' } },
+    });
     try {
       const waiting = [];
       for (const [decision, provider] of DEFAULTS) {

@@ -16,7 +16,12 @@ export class CursorStore {
   constructor(
     private readonly max: number,
     private readonly ttlMs: number,
-  ) {}
+    /** Cursors a store kept (a restored session's), put back as they were. */
+    kept: Iterable<{ subscriberId: string; ackSeq: number; touchedAt: number }> = [],
+  ) {
+    for (const c of kept)
+      this.cursors.set(c.subscriberId, { ackSeq: c.ackSeq, touchedAt: c.touchedAt });
+  }
 
   /** The acknowledged seq of `id`, or undefined when it has none (or it expired). */
   get(id: string, now: number): number | undefined {
@@ -50,11 +55,6 @@ export class CursorStore {
     c.touchedAt = now;
     if (seq > c.ackSeq) c.ackSeq = seq;
     return c.ackSeq;
-  }
-
-  /** Puts back a cursor a store kept (a restored session's), as it was. */
-  restore(id: string, ackSeq: number, touchedAt: number): void {
-    this.cursors.set(id, { ackSeq, touchedAt });
   }
 
   /** Keeps `id` alive while a stream reads with it. */

@@ -75,7 +75,7 @@ export async function* readEvents(
 /** The per-reader event telling it that [first, last] were evicted unread. */
 function overflowEvent(session: Session, first: number, last: number) {
   const n = last - first + 1;
-  return session.eventAt(last, {
+  return session.log.eventAt(last, {
     type: 'BUFFER_OVERFLOW',
     stream: 'system',
     text: `${n} event${n === 1 ? '' : 's'} (seq ${first}..${last}) were evicted from the buffer before this reader got them`,

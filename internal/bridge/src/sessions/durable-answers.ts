@@ -8,7 +8,7 @@ import type { Session } from './session.js';
  */
 export async function committed(s: Session, seq: number): Promise<number> {
   try {
-    await s.whenCommitted(seq);
+    await s.log.whenCommitted(seq);
   } catch (err) {
     throw unavailable(
       `event ${seq} of session ${s.id} was not kept: the session store failed (${(err as Error).message})`,

@@ -79,6 +79,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
         if (!session.ended) session.append(ev);
       },
       askPermission: (ask, within) => session.permissions.ask(ask, within),
+      outputGate: session.log.outputGate,
       signal,
       lifetime: session.lifetime,
       startupClock,

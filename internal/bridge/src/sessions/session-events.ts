@@ -1,4 +1,4 @@
-import type { AgentEvent } from '@agent-bridge/providers';
+import { type AgentEvent, OutputGate } from '@agent-bridge/providers';
 import type { Audit } from '../audit.js';
 import type { Clock } from '../clock.js';
 import { type BridgeEvent, isTerminal } from '../events/event.js';
@@ -13,6 +13,12 @@ import { auditEvent } from './session-audit.js';
 
 /** Characters of stored (redacted) stderr kept for the failure event's `stderr_tail`. */
 const STDERR_TAIL_CHARS = 4096;
+/**
+ * Bytes of events waiting for the store's commit above which the agent's
+ * output waits (OutputGate): a disk slower than the agent slows the agent,
+ * never fills the daemon's memory. Reopened once half of it is committed.
+ */
+const UNCOMMITTED_BYTES_MAX = 256 * 1024;
 
 /** What a session's events are stored with. */
 export interface SessionEventsDeps {
@@ -26,6 +32,12 @@ export interface SessionEventsDeps {
   store: SessionStore;
   startedBy?: Caller | undefined;
 }
+
+/** What a session's events tell outside it: the newest seq, commits, the output gate. */
+export type SessionLog = Pick<
+  SessionEvents,
+  'lastSeq' | 'whenCommitted' | 'eventAt' | 'outputGate'
+>;
 
 /** An event stored but not yet committed: readers do not see it yet. */
 interface Uncommitted {
@@ -56,6 +68,10 @@ export class SessionEvents {
   /** Callers waiting for a seq to be committed, in seq order. */
   private waiting: { seq: number; done: (err?: Error) => void }[] = [];
   private failure: Error | undefined;
+  /** Bytes in `pending`. */
+  private pendingBytes = 0;
+  /** Closed while `pending` holds more than UNCOMMITTED_BYTES_MAX. */
+  readonly outputGate = new OutputGate();
 
   /**
    * `onStoreFailed` hears once that the store can commit nothing more: the
@@ -187,6 +203,8 @@ export class SessionEvents {
       const copy = Buffer.from(bytes);
       this.pending.push({ event: stored, bytes: copy, terminal });
       this.log.append(stored.seq, copy);
+      this.pendingBytes += copy.length;
+      if (this.pendingBytes > UNCOMMITTED_BYTES_MAX) this.outputGate.close();
     }
     if (stored.type === 'STDERR') this.keepStderr(stored.text, stored.data?.continued === true);
     auditEvent(this.deps.audit, stored, this.deps.startedBy?.identity);
@@ -205,8 +223,10 @@ export class SessionEvents {
     const pending = this.pending;
     while (this.pendingHead < pending.length && pending[this.pendingHead]!.event.seq <= seq) {
       const { event, bytes, terminal } = pending[this.pendingHead++]!;
+      this.pendingBytes -= bytes.length;
       this.deliver(event, bytes, terminal);
     }
+    if (this.pendingBytes <= UNCOMMITTED_BYTES_MAX / 2) this.outputGate.reopen();
     if (this.pendingHead === pending.length) {
       this.pending = [];
       this.pendingHead = 0;

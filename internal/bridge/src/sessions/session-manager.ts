@@ -194,7 +194,7 @@ export class SessionManager {
       this.sessions.remove(session);
       throw err;
     }
-    await committed(session, session.lastSeq); // last_seq counts what startup printed
+    await committed(session, session.log.lastSeq); // last_seq counts what startup printed
     return session.snapshot();
   }
 
@@ -202,7 +202,7 @@ export class SessionManager {
     const s = this.sessions.find(caller, sessionId);
     if (s.live) auditStopRequest(this.deps.audit ?? noAudit, s, caller, force);
     await s.stop('stop_requested', force);
-    await committed(s, s.lastSeq); // a reader told STOPPED finds SESSION_STOPPED
+    await committed(s, s.log.lastSeq); // a reader told STOPPED finds SESSION_STOPPED
     return s.status;
   }
 

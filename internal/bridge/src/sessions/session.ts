@@ -12,7 +12,7 @@ import { isLiveStatus } from '../types.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { trackLiveFacts } from './live-facts.js';
 import { agentEnd, type StopReason, startedEvent } from './session-ending.js';
-import { SessionEvents, type SessionEventsDeps } from './session-events.js';
+import { SessionEvents, type SessionEventsDeps, type SessionLog } from './session-events.js';
 import { SessionReaders } from './session-readers.js';
 import { snapshotOf } from './session-snapshot.js';
 import { SessionStartup } from './session-startup.js';
@@ -72,9 +72,8 @@ export class Session {
     const { settings, restored } = deps;
     const ended = restored && !isLiveStatus(restored.record.status);
     this.events = new SessionEvents(request, deps, (err) => this.storeFailed(err), restored);
-    this.cursors = new CursorStore(settings.maxSubscribers, settings.subscriberTtlMs);
-    for (const c of restored?.cursors ?? [])
-      this.cursors.restore(c.subscriberId, c.ackSeq, c.touchedAt);
+    const { maxSubscribers, subscriberTtlMs } = settings;
+    this.cursors = new CursorStore(maxSubscribers, subscriberTtlMs, restored?.cursors);
     this.scope = scope(deps.lifetime);
     this.permissions = permissionGate(request, deps, (ev) => this.record(ev).seq);
     this.createdAt = restored?.record.createdAt ?? this.deps.clock.now();
@@ -92,18 +91,13 @@ export class Session {
     return this.events.ring;
   }
 
+  /** Its events as the store has them: the newest seq, commits, the agent's output gate. */
+  get log(): SessionLog {
+    return this.events;
+  }
+
   get id(): string {
     return this.request.sessionId;
-  }
-
-  /** Seq of the newest event stored, which readers see once it is committed. */
-  get lastSeq(): number {
-    return this.events.lastSeq;
-  }
-
-  /** Resolves once event `seq` is committed: see SessionEvents.whenCommitted. */
-  whenCommitted(seq: number): Promise<void> {
-    return this.events.whenCommitted(seq);
   }
 
   /**
@@ -156,10 +150,6 @@ export class Session {
   resuming(): void {
     this.state = 'STARTING';
     this.save();
-  }
-
-  eventAt(seq: number, ev: AgentEvent): BridgeEvent {
-    return this.events.eventAt(seq, ev);
   }
 
   /** The agent, for input and interrupts; refused unless the session is running. */

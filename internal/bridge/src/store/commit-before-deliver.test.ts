@@ -41,7 +41,7 @@ describe('events reach readers only once the store has committed them', () => {
     const stream = session.ring;
     session.append(line('one'));
     session.append(line('two'));
-    expect(session.lastSeq).toBe(3);
+    expect(session.log.lastSeq).toBe(3);
     expect(stream.lastSeq).toBe(0);
     expect(store.logs.get(session.id)!.appended).toEqual([1, 2, 3]);
     store.commit();
@@ -59,7 +59,7 @@ describe('events reach readers only once the store has committed them', () => {
     store.commit();
     const reader = readEvents(
       session,
-      { afterSeq: session.lastSeq, maxBatchEvents: 10, maxBatchBytes: 1 << 20 },
+      { afterSeq: session.log.lastSeq, maxBatchEvents: 10, maxBatchBytes: 1 << 20 },
       new AbortController().signal,
     );
     const next = reader.next();
@@ -74,7 +74,7 @@ describe('events reach readers only once the store has committed them', () => {
   it('a seq a caller is told resolves only once committed (whenCommitted)', async () => {
     const { store, session } = setup();
     const seq = session.record({ type: 'INPUT_RECEIVED', stream: 'system', text: 'hi' }).seq;
-    const told = session.whenCommitted(seq);
+    const told = session.log.whenCommitted(seq);
     expect(await settled(told)).toBe(false);
     store.commit();
     await within('the commit', told);
@@ -90,7 +90,7 @@ describe('events reach readers only once the store has committed them', () => {
     );
     await nextBatch(reader);
     const seq = session.record({ type: 'INPUT_RECEIVED', stream: 'system', text: 'hi' }).seq;
-    const told = session.whenCommitted(seq);
+    const told = session.log.whenCommitted(seq);
     store.fail(new Error('disk full'));
     await expect(within('the refusal', told)).rejects.toThrow('disk full');
     await within('the agent stopped', agent.exited);
@@ -109,5 +109,26 @@ describe('events reach readers only once the store has committed them', () => {
     store.commit();
     expect(session.ring.oldestSeq).toBe(4);
     expect(store.logs.get(session.id)!.keptFrom).toBe(4);
+  });
+
+  it("closes the agent's output gate while more than 256 KiB wait for a commit, and reopens it once they are committed", () => {
+    const { store, session } = setup({ eventBufferBytes: 64 * 1024 * 1024 });
+    const gate = session.log.outputGate;
+    const changes: boolean[] = [];
+    gate.onChange((open) => changes.push(open));
+    const big = 'x'.repeat(16 * 1024);
+    let n = 0;
+    while (gate.open && n < 1000) {
+      session.append(line(`${n++} ${big}`));
+    }
+    // About 256 KiB of 16 KiB lines: the gate closed on its own bound, not the loop's.
+    expect(gate.open).toBe(false);
+    expect(n).toBeGreaterThan(10);
+    expect(n).toBeLessThan(20);
+    expect(changes).toEqual([false]);
+    store.commit();
+    expect(gate.open).toBe(true);
+    expect(changes).toEqual([false, true]);
+    expect(session.ring.lastSeq).toBe(session.log.lastSeq);
   });
 });

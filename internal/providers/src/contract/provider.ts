@@ -1,6 +1,7 @@
 import type { VersionCoverage } from '../health/tested-versions.js';
 import type { ExitInfo } from './errors.js';
 import type { AgentEvent } from './events.js';
+import type { OutputGate } from './output-gate.js';
 import type { AskPermission } from './permission.js';
 
 /** What an adapter can do; reported by ListProviders. */
@@ -82,6 +83,8 @@ export interface SessionSpec {
   spawned(pid: number): void;
   /** Receives every event the agent produces, in order. Must not throw. */
   emit(event: AgentEvent): void;
+  /** Closed while the core cannot take more output: hand it to the spawner (SpawnOptions.outputGate). */
+  outputGate?: OutputGate;
   /**
    * Puts the agent's request to use a tool to whoever decides for the
    * session (the provider's `permissions` policy, or a client). The answer

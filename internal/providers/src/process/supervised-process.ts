@@ -2,6 +2,7 @@ import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { type ExitInfo, InputClosedError, SpawnError } from '../contract/errors.js';
+import type { OutputGate } from '../contract/output-gate.js';
 import { firstWithin } from './abortable.js';
 import { LineSplitter } from './line-splitter.js';
 import { signalGroup } from './process-group.js';
@@ -24,6 +25,8 @@ export interface SpawnOptions {
   onSpawn?(pid: number): void;
   /** Longest stdout line delivered whole (structured protocols need long lines). */
   stdoutMaxLineBytes?: number;
+  /** While closed, the pipes are not read (the agent blocks on its writes). */
+  outputGate?: OutputGate;
 }
 
 /** Starts a supervised child; passed in so that tests and embedders can substitute it. */
@@ -55,6 +58,12 @@ export class SupervisedProcess {
     const err = new LineSplitter(opts.onStderrLine);
     child.stdout?.on('data', (c: Buffer) => out.push(c));
     child.stderr?.on('data', (c: Buffer) => err.push(c));
+    const pipes = [child.stdout, child.stderr];
+    const flow = (open: boolean) => {
+      for (const p of pipes) open ? p?.resume() : p?.pause();
+    };
+    const stopFlow = opts.outputGate?.onChange(flow);
+    if (opts.outputGate && !opts.outputGate.open) flow(false);
     child.stdin?.on('error', () => {
       // EPIPE/ECONNRESET when the agent is gone: input is simply no longer deliverable.
       this.stdinOpen = false;
@@ -68,6 +77,9 @@ export class SupervisedProcess {
       this.stdinOpen = false;
       // Grandchildren may still hold the pipes open: end the whole group.
       this.signalGroup('SIGKILL');
+      // What is left in the pipes is finite now: read it all, gate or not.
+      stopFlow?.();
+      flow(true);
       await firstWithin(
         [Promise.all([streamClosed(child.stdout), streamClosed(child.stderr)])],
         DRAIN_TIMEOUT_MS,

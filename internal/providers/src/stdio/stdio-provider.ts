@@ -103,6 +103,7 @@ export class StdioProvider implements Provider {
       onStdoutLine: line('STDOUT', 'stdout'),
       onStderrLine: line('STDERR', 'stderr'),
       onSpawn: (pid) => spec.spawned(pid),
+      ...(spec.outputGate ? { outputGate: spec.outputGate } : {}),
     });
     if (ready) await awaitStartup(proc, readySeen, spec.signal, 'print its ready line');
     return {

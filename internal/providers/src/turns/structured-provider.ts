@@ -231,6 +231,7 @@ export abstract class StructuredProvider implements Provider {
             ...(continued ? { data: { continued: true } } : {}),
           }),
         onSpawn: (pid) => spec.spawned(pid),
+        ...(spec.outputGate ? { outputGate: spec.outputGate } : {}),
       });
       await awaitStartup(
         proc,
