@@ -40,7 +40,10 @@ export async function startDaemon({
   const metrics: BridgeMetrics | undefined =
     config.metrics.listen === ''
       ? undefined
-      : createBridgeMetrics({ census: () => manager.census() });
+      : createBridgeMetrics({
+          census: () => manager.census(),
+          ...(store ? { storeSize: () => store.size() } : {}),
+        });
   const audited: Audit = metrics
     ? (record) => {
         metrics.audit(record);
@@ -57,7 +60,7 @@ export async function startDaemon({
     clockSkewMs: config.auth.clockSkewMs,
   });
   const s = config.sessions;
-  const manager = new SessionManager({
+  const manager: SessionManager = new SessionManager({
     settings: {
       maxPerProject: s.maxPerProject,
       maxGlobal: s.maxGlobal,

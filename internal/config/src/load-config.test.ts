@@ -279,23 +279,29 @@ logging:
   it('keeps sessions in the embedded store unless told otherwise', () => {
     const parse = (extra: string) =>
       parseConfig(`${MINIMAL}${extra}`, { baseDir: '/etc/bridge' }).config.storage;
-    expect(parse('')).toEqual({ backend: 'embedded', path: '', sync: true });
+    const GiB4 = 4 * 1024 ** 3;
+    expect(parse('')).toEqual({ backend: 'embedded', path: '', sync: true, maxSizeBytes: GiB4 });
     expect(parse('\nstorage:\n  backend: memory\n')).toEqual({
       backend: 'memory',
       path: '',
       sync: true,
+      maxSizeBytes: GiB4,
     });
-    expect(parse('\nstorage:\n  path: var/store\n  sync: false\n')).toEqual({
+    expect(parse('\nstorage:\n  path: var/store\n  sync: false\n  max_size: 512MiB\n')).toEqual({
       backend: 'embedded',
       path: '/etc/bridge/var/store',
       sync: false,
+      maxSizeBytes: 512 * 1024 ** 2,
     });
     expect(
-      problems(`${MINIMAL}\nstorage:\n  backend: disk\n  sync: sometimes\n  size: 1GiB\n`),
+      problems(
+        `${MINIMAL}\nstorage:\n  backend: disk\n  sync: sometimes\n  size: 1GiB\n  max_size: 1KiB\n`,
+      ),
     ).toEqual([
       '12: storage.backend: must be "embedded" or "memory", got "disk"',
       '13: storage.sync: must be true or false, got string "sometimes"',
-      '14: storage.size: unknown key (known keys: backend, path, sync)',
+      '14: storage.size: unknown key (known keys: backend, path, sync, max_size)',
+      expect.stringMatching(/^15: storage\.max_size: /),
     ]);
   });
 

@@ -122,6 +122,7 @@ const STORAGE: Table<BridgeConfig['storage']> = {
   ],
   path: ['path', optionalFile()],
   sync: ['sync', bool(true)],
+  maxSizeBytes: ['max_size', byteSize(4 * 1024 ** 3, 1024 * 1024)],
 };
 
 const INPUT: Table<BridgeConfig['input']> = {

@@ -76,6 +76,8 @@ export interface BridgeConfig {
     path: string;
     /** Each commit waits for the disk, so a host crash loses no acknowledged event. */
     sync: boolean;
+    /** The most the embedded store's data may take: at it, new sessions are refused (store_full). */
+    maxSizeBytes: number;
   };
   input: { maxSizeBytes: number };
   providers: Record<string, ProviderConfig>;

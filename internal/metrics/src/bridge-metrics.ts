@@ -25,6 +25,8 @@ export interface CountedRecord {
 export interface BridgeMetricsOptions {
   /** Read at each scrape: sessions by provider and status. */
   census(): readonly CensusRow[];
+  /** Read at each scrape: what the session store's data takes, and its bound (0: none). */
+  storeSize?(): { usedBytes: number; maxBytes: number };
 }
 
 export interface BridgeMetrics {
@@ -102,6 +104,29 @@ export function createBridgeMetrics(opts: BridgeMetricsOptions): BridgeMetrics {
     'Agent permission requests waiting for a RespondPermission answer (permissions: ask), by provider.',
     ['provider'],
     (row) => [{ provider: row.provider }, row.permissionsWaiting],
+  );
+  const storeGauge = (
+    name: string,
+    help: string,
+    read: (s: { usedBytes: number; maxBytes: number }) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        if (opts.storeSize) this.set(read(opts.storeSize()));
+      },
+    });
+  storeGauge(
+    'bridge_store_used_bytes',
+    "Bytes the session store's data takes now (the pages of its events, sessions and cursors; 0 for storage.backend: memory).",
+    (s) => s.usedBytes,
+  );
+  storeGauge(
+    'bridge_store_max_bytes',
+    'The most the session store may take (storage.max_size; 0: no bound). At it, new sessions are refused (store_full).',
+    (s) => s.maxBytes,
   );
   const permissions = counter(
     'bridge_permission_decisions_total',

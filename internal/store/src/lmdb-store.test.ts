@@ -45,6 +45,28 @@ afterEach(async () => {
 });
 
 describe('LmdbStore', () => {
+  it('reports the bytes its data takes: up with appends, down as events are dropped and sessions forgotten', async () => {
+    const store = await LmdbStore.open({ path: newDir(), maxBytes: 1024 * 1024 });
+    open.push(store);
+    const empty = store.size();
+    expect(empty.maxBytes).toBe(1024 * 1024);
+    const sink = recordingSink();
+    const log = store.eventLog('s1', sink);
+    for (let seq = 1; seq <= 1000; seq++) log.append(seq, new Uint8Array(1000).fill(seq % 256));
+    await waitFor('the commit of seq 1000', () => sink.committedUpTo === 1000);
+    const full = store.size().usedBytes;
+    expect(full).toBeGreaterThan(1000 * 1000);
+    log.dropBefore(991);
+    log.append(1001, new Uint8Array([1]));
+    await waitFor('the commit of seq 1001', () => sink.committedUpTo === 1001);
+    expect(store.size().usedBytes).toBeLessThan(full / 10);
+    expect([...store.storedEvents('s1')].map((e) => e.seq)).toEqual(
+      Array.from({ length: 11 }, (_, i) => 991 + i),
+    );
+    store.forgetSession('s1');
+    await waitFor('the session to be forgotten', () => store.size().usedBytes <= empty.usedBytes);
+  });
+
   it('commits appends after the fact, in order, and keeps them and its history across a reopen', async () => {
     const path = newDir();
     const store = await openStore(path);

@@ -22,6 +22,8 @@ export interface LmdbStoreOptions {
    * loses nothing, but a crash of the host may lose the last commits.
    */
   sync?: boolean;
+  /** The most its data may take, in bytes (`storage.max_size`); 0 or absent: no bound. */
+  maxBytes?: number;
 }
 
 /** Key of the history identity in the meta database. */
@@ -45,6 +47,7 @@ export class LmdbStore implements SessionStore {
     private readonly records: Database<SessionRecord, string>,
     private readonly cursors: Database<Omit<StoredCursor, 'subscriberId'>, [string, string]>,
     private readonly lock: PathLock,
+    private readonly maxBytes: number,
   ) {}
 
   /**
@@ -79,7 +82,16 @@ export class LmdbStore implements SessionStore {
         const cursors = root.openDB<Omit<StoredCursor, 'subscriberId'>, [string, string]>({
           name: 'cursors',
         });
-        return new LmdbStore(o.path, historyId, root, events, records, cursors, lock);
+        return new LmdbStore(
+          o.path,
+          historyId,
+          root,
+          events,
+          records,
+          cursors,
+          lock,
+          o.maxBytes ?? 0,
+        );
       } catch (err) {
         await root.close();
         throw err;
@@ -133,11 +145,32 @@ export class LmdbStore implements SessionStore {
     }
   }
 
+  /**
+   * The pages its databases use (freed pages, which LMDB reuses, not
+   * counted: the file itself never shrinks), and the bound.
+   */
+  size(): { usedBytes: number; maxBytes: number } {
+    let usedBytes = 0;
+    for (const db of [this.events, this.records, this.cursors]) {
+      const s = db.getStats() as PageStats;
+      usedBytes += (s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages) * s.pageSize;
+    }
+    return { usedBytes, maxBytes: this.maxBytes };
+  }
+
   /** Closes the environment once every write made so far is committed, and frees the path. */
   async close(): Promise<void> {
     await this.root.close();
     await this.lock.release();
   }
+}
+
+/** What lmdb's getStats says of one database's pages. */
+interface PageStats {
+  pageSize: number;
+  treeBranchPageCount: number;
+  treeLeafPageCount: number;
+  overflowPages: number;
 }
 
 /** The keys of one session's events: [session id, seq]. */

@@ -66,7 +66,11 @@ export async function openStore(
   }
   const path = storePathOf(config, dev);
   try {
-    const store = await LmdbStore.open({ path, sync: config.storage.sync });
+    const store = await LmdbStore.open({
+      path,
+      sync: config.storage.sync,
+      maxBytes: config.storage.maxSizeBytes,
+    });
     return { store, path, close: () => store.close() };
   } catch (err) {
     const known = err instanceof StoreLockedError || err instanceof StoreDamagedError;

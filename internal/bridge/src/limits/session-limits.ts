@@ -1,18 +1,28 @@
 import { exhausted } from '../errors.js';
 import type { Session } from '../sessions/session.js';
+import type { SessionStore } from '../store/session-store.js';
 import type { CoreSettings } from '../types.js';
 import { preview } from '../validate.js';
 
 /**
  * Refuses one more live session for `projectId` when the project or the
- * daemon is at its limit. Synchronous, so a caller that checks and inserts
- * without awaiting in between cannot be overtaken by a concurrent start.
+ * daemon is at its limit, or the session store holds as much as it may.
+ * Synchronous, so a caller that checks and inserts without awaiting in
+ * between cannot be overtaken by a concurrent start.
  */
 export function checkLimits(
   sessions: Iterable<Session>,
   projectId: string,
   { maxPerProject, maxGlobal }: Pick<CoreSettings, 'maxPerProject' | 'maxGlobal'>,
+  store: Pick<SessionStore, 'size'>,
 ): void {
+  const { usedBytes, maxBytes } = store.size();
+  if (maxBytes > 0 && usedBytes >= maxBytes) {
+    throw exhausted(
+      `the session store is full: its data takes ${mib(usedBytes)} of storage.max_size ${mib(maxBytes)}; ended sessions leave it after sessions.retention (or raise storage.max_size)`,
+      'store_full',
+    );
+  }
   let global = 0;
   let project = 0;
   for (const s of sessions) {
@@ -33,3 +43,5 @@ export function checkLimits(
     );
   }
 }
+
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;

@@ -19,5 +19,7 @@ export function memoryStore(historyId: string = randomUUID()): SessionStore {
     saveSession: () => undefined,
     saveCursor: () => Promise.resolve(),
     forgetSession: () => undefined,
+    // The rings are the data: bounded by the session limits, not by a store.
+    size: () => ({ usedBytes: 0, maxBytes: 0 }),
   };
 }

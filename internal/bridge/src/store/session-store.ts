@@ -31,6 +31,12 @@ export interface SessionStore {
   saveCursor(sessionId: string, cursor: StoredCursor): Promise<void>;
   /** Forgets a session: its record, events and cursors (an ended one past retention, a failed start). */
   forgetSession(sessionId: string): void;
+  /**
+   * Bytes its data takes now (it drops as events and sessions go) and the
+   * most it may take (`storage.max_size`; 0 for no bound). At the bound no
+   * session is started; running ones go on, each within its own bounds.
+   */
+  size(): { usedBytes: number; maxBytes: number };
 }
 
 /** What a store keeps of a session beside its events: enough to serve it after a restart. */

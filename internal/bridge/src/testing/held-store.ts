@@ -27,6 +27,8 @@ export class HeldStore implements SessionStore {
   readonly logs = new Map<string, Kept>();
   readonly records = new Map<string, SessionRecord>();
   readonly cursors = new Map<string, Map<string, StoredCursor>>();
+  /** What `size` reports: a test sets it to make the store full. */
+  sizeNow = { usedBytes: 0, maxBytes: 0 };
   private readonly sinks = new Map<string, CommitSink>();
 
   eventLog(sessionId: string, sink: CommitSink, keptFrom = 1): EventLog {
@@ -75,6 +77,10 @@ export class HeldStore implements SessionStore {
     of.set(cursor.subscriberId, { ...cursor });
     this.cursors.set(sessionId, of);
     return Promise.resolve();
+  }
+
+  size(): { usedBytes: number; maxBytes: number } {
+    return this.sizeNow;
   }
 
   forgetSession(sessionId: string): void {
