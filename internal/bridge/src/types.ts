@@ -48,6 +48,11 @@ export interface SessionFacts {
   runningTurn?: string | undefined;
   /** Permission requests waiting for their answer, with the default a restart applies. */
   waitingRequests?: WaitingRequest[] | undefined;
+  /**
+   * The latest input idempotency keys with the seq each was accepted with,
+   * so a SendInput retried across a daemon restart is not delivered twice.
+   */
+  inputKeys?: [key: string, seq: number][] | undefined;
 }
 
 /** A permission request still waiting, as a restart must resolve it. */

@@ -12,7 +12,9 @@ import {
   sessionClient,
   startDaemon,
   type TestDaemon,
+  type TestPki,
   waitFor,
+  within,
 } from '@agent-bridge/harness';
 import {
   type BridgeServiceClient,
@@ -20,6 +22,7 @@ import {
   type PermissionDecision,
   ProbeState,
   type ProviderInfo,
+  type RespondPermissionResponse,
 } from '@agent-bridge/proto';
 
 export { ofType, showEvents as show, turnsDone } from '@agent-bridge/harness';
@@ -46,27 +49,42 @@ export function writeFile(path: string, text: string): void {
   writeFileSync(path, text);
 }
 
-/** A daemon over mTLS with the given providers, and a client for project "alpha". */
-export async function contractDaemon(providers: Record<string, Record<string, unknown>>) {
-  const pki = await createTestPki();
+/** What a restarted daemon takes over from the one it replaces. */
+interface Earlier {
+  pki: TestPki;
+  scratch: string;
+  dir: string;
+}
+
+/**
+ * A daemon over mTLS with the given providers, and a client for project
+ * "alpha"; with `earlier`, started again on an earlier daemon's directory
+ * (its store, repository and PKI).
+ */
+export async function contractDaemon(
+  providers: Record<string, Record<string, unknown>>,
+  earlier?: Earlier,
+): Promise<ContractDaemon> {
+  const pki = earlier?.pki ?? (await createTestPki());
   // Each CLI gets its own TMPDIR, removed on close: opencode unpacks a 5 MB
   // native library into the temp directory on every start, gemini writes an
   // error report there on every API error, claude and codex leave folders.
-  const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'contract-tmp-')));
+  const scratch = earlier?.scratch ?? realpathSync(mkdtempSync(join(tmpdir(), 'contract-tmp-')));
   const withTmp = Object.fromEntries(
     Object.entries(providers).map(([id, p]) => {
       const dir = join(scratch, id);
-      mkdirSync(dir);
+      mkdirSync(dir, { recursive: true });
       const env = (p.env ?? {}) as Record<string, string>;
       return [id, { ...p, env: { TMPDIR: dir, ...env } }];
     }),
   );
   const daemon: TestDaemon = await startDaemon({
     pki,
+    ...(earlier ? { dir: earlier.dir } : {}),
     config: { sessions: { max_per_project: 20, max_global: 20 }, providers: withTmp },
   });
   // Some CLIs want a git repository (codex warns, claude records the branch).
-  execFileSync('git', ['init', '-q', daemon.repo]);
+  if (!earlier) execFileSync('git', ['init', '-q', daemon.repo]);
   const client: BridgeServiceClient = connect({
     port: daemon.port,
     caPem: pki.ca.certPem,
@@ -121,6 +139,7 @@ export async function contractDaemon(providers: Record<string, Record<string, un
       return last!;
     },
     start: sessions.start,
+    session: sessions.session,
     /** RespondPermission as the test's client (subject "tester", issuer "control"). */
     respond: async (
       sessionId: string,
@@ -134,6 +153,16 @@ export async function contractDaemon(providers: Record<string, Record<string, un
         { sessionId, requestId, decision, reason },
         await renew(),
       ),
+    /**
+     * SIGKILLs the daemon (its agents die with it) and starts a new one on
+     * its store; use the new one from then on (this one must not be closed).
+     */
+    killAndRestart: async (): Promise<ContractDaemon> => {
+      daemon.proc.kill('SIGKILL');
+      await within('the daemon to die', daemon.exited, 30_000);
+      client.close();
+      return contractDaemon(providers, { pki, scratch, dir: daemon.dir });
+    },
     close: async () => {
       client.close();
       await daemon.stop();
@@ -143,3 +172,20 @@ export async function contractDaemon(providers: Record<string, Record<string, un
     },
   };
 }
+
+export type ContractDaemon = {
+  daemon: TestDaemon;
+  client: BridgeServiceClient;
+  providers: ReturnType<typeof sessionClient>['providers'];
+  probed(id: string): Promise<ProviderInfo>;
+  start: ReturnType<typeof sessionClient>['start'];
+  session: ReturnType<typeof sessionClient>['session'];
+  respond(
+    sessionId: string,
+    requestId: string,
+    decision: PermissionDecision,
+    reason?: string,
+  ): Promise<RespondPermissionResponse>;
+  killAndRestart(): Promise<ContractDaemon>;
+  close(): Promise<void>;
+};

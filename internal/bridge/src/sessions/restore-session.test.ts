@@ -5,6 +5,7 @@ import { FakeAgent, FakeProvider } from '../testing/fake-provider.js';
 import { newSession, readToEnd, sessionDeps } from '../testing/fixtures.js';
 import { HeldStore } from '../testing/held-store.js';
 import { restoreSession } from './restore-session.js';
+import { sendInput } from './send-input.js';
 import { Session } from './session.js';
 import { SessionTable } from './session-table.js';
 
@@ -138,5 +139,22 @@ describe('a session restored from its store', () => {
     expect(restored.status).toBe('FAILED');
     expect(restored.snapshot().error).toContain('it was being stopped');
     expect(provider.discarded).toEqual([point]);
+  });
+
+  it('answers an input retried after the restart with the seq it was first accepted with, delivering nothing', () => {
+    const clock = new FakeClock();
+    const store = new HeldStore();
+    const { session, agent } = running(clock, store);
+    const seq = sendInput(session, 'do it once', 'key-1', 1000);
+    store.commit();
+    const restored = restart(clock, store).get(session.id)!;
+    expect(sendInput(restored, 'do it once', 'key-1', 1000)).toBe(seq);
+    expect(agent.inputs).toEqual(['do it once']);
+    // No INPUT_RECEIVED recorded again (the one more event is the restart's end).
+    expect(
+      all(restored)
+        .filter((e) => e.type === 'INPUT_RECEIVED')
+        .map((e) => e.seq),
+    ).toEqual([seq]);
   });
 });

@@ -45,6 +45,6 @@ export function sendInput(
     }
     throw err;
   }
-  s.inputKeys.remember(idempotencyKey, seq);
+  s.acceptedInput(idempotencyKey, seq);
   return seq;
 }

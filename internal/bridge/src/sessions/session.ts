@@ -82,6 +82,7 @@ export class Session {
     else {
       this.state = restored.record.status;
       Object.assign(this.facts, restored.record.facts);
+      for (const [key, seq] of this.facts.inputKeys ?? []) this.inputKeys.remember(key, seq);
       // An ended session's lifetime is over: nothing of it waits on the daemon's.
       if (ended) this.scope.end(new ScopeEnded('exit'));
     }
@@ -139,6 +140,14 @@ export class Session {
     const stored = this.events.record(ev);
     if (trackLiveFacts(this.facts, ev)) this.save();
     return stored;
+  }
+
+  /** Remembers an accepted input's key, in the record too: a retry after a restart gets its seq. */
+  acceptedInput(key: string, seq: number): void {
+    if (!key) return;
+    this.inputKeys.remember(key, seq);
+    this.facts.inputKeys = this.inputKeys.latest();
+    this.save();
   }
 
   /** What the session's record keeps of it (a restart reads its live facts). */
