@@ -1,5 +1,11 @@
 import type { EventRing } from '../events/event-ring.js';
-import type { SessionFacts, SessionSnapshot, SessionStatus, StartRequest } from '../types.js';
+import {
+  isLiveStatus,
+  type SessionFacts,
+  type SessionSnapshot,
+  type SessionStatus,
+  type StartRequest,
+} from '../types.js';
 
 /** What a snapshot reads of a session (a Session is one). */
 export interface SnapshotSource {
@@ -13,15 +19,21 @@ export interface SnapshotSource {
   readonly readers: { readonly count: number };
 }
 
-/** A session as GetSession and ListSessions report it. */
+/**
+ * A session as GetSession and ListSessions report it: as committed. Its
+ * end is reported once its terminal event is committed (until then it is
+ * STOPPING), so a caller told it ended finds every event up to the end
+ * within `last_seq`.
+ */
 export function snapshotOf(s: SnapshotSource, facts: Readonly<SessionFacts>): SessionSnapshot {
+  const ending = !isLiveStatus(s.status) && !s.ring.complete;
   return {
     sessionId: s.id,
     projectId: s.projectId,
     provider: s.request.provider,
-    status: s.status,
+    status: ending ? 'STOPPING' : s.status,
     createdAt: new Date(s.createdAt),
-    stoppedAt: facts.endedAt === undefined ? undefined : new Date(facts.endedAt),
+    stoppedAt: ending || facts.endedAt === undefined ? undefined : new Date(facts.endedAt),
     error: facts.error,
     pid: facts.pid,
     exitCode: facts.exitCode,
