@@ -3,6 +3,7 @@ import type { Caller, SessionSnapshot, SessionStatus } from '../types.js';
 import { preview } from '../validate.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
 import type { Session } from './session.js';
+import { reportedStatus } from './session-snapshot.js';
 
 export interface ListFilter {
   projectId: string;
@@ -48,7 +49,9 @@ export function listSessions(
   const after = filter.pageToken ? decodePageToken(filter.pageToken, filterKey) : undefined;
   const statuses = new Set(filter.statuses);
   const matching = [...sessions]
-    .filter((s) => s.projectId === projectId && (statuses.size === 0 || statuses.has(s.status)))
+    .filter(
+      (s) => s.projectId === projectId && (statuses.size === 0 || statuses.has(reportedStatus(s))),
+    )
     .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1))
     .filter(
       (s) =>

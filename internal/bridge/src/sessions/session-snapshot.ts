@@ -26,7 +26,7 @@ export interface SnapshotSource {
  * within `last_seq`.
  */
 export function snapshotOf(s: SnapshotSource, facts: Readonly<SessionFacts>): SessionSnapshot {
-  const ending = !isLiveStatus(s.status) && !s.ring.complete;
+  const ending = endNotCommitted(s);
   return {
     sessionId: s.id,
     projectId: s.projectId,
@@ -44,3 +44,11 @@ export function snapshotOf(s: SnapshotSource, facts: Readonly<SessionFacts>): Se
     subscriberCount: s.readers.count,
   };
 }
+
+/** The status a session is reported with (see snapshotOf): STOPPING while its end is not committed. */
+export function reportedStatus(s: Pick<SnapshotSource, 'status' | 'ring'>): SessionStatus {
+  return endNotCommitted(s) ? 'STOPPING' : s.status;
+}
+
+const endNotCommitted = (s: Pick<SnapshotSource, 'status' | 'ring'>) =>
+  !isLiveStatus(s.status) && !s.ring.complete;

@@ -2,10 +2,12 @@ import { within } from '@agent-bridge/waits';
 import { describe, expect, it } from 'vitest';
 import { readEvents } from '../events/event-reader.js';
 import type { EventSlice } from '../events/event-slice.js';
+import { listSessions } from '../sessions/list-sessions.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { FakeAgent } from '../testing/fake-provider.js';
 import { newSession, nextBatch, readToEnd } from '../testing/fixtures.js';
 import { HeldStore } from '../testing/held-store.js';
+import type { SessionStatus } from '../types.js';
 
 function setup(overrides = {}) {
   const clock = new FakeClock();
@@ -130,5 +132,29 @@ describe('events reach readers only once the store has committed them', () => {
     expect(gate.open).toBe(true);
     expect(changes).toEqual([false, true]);
     expect(session.ring.lastSeq).toBe(session.log.lastSeq);
+  });
+
+  it('reports an end once its terminal event is committed: STOPPING before, in snapshots and listings alike', async () => {
+    const { store, session, agent } = setup();
+    store.commit();
+    agent.exit({ exitCode: 0, signal: null });
+    await within('the agent to exit', agent.exited);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(session.status).toBe('STOPPED');
+    const caller = { projectId: 'alpha', subject: 'tester' };
+    const list = (statuses: SessionStatus[]) =>
+      listSessions([session], caller, {
+        projectId: '',
+        statuses,
+        pageSize: 10,
+        pageToken: '',
+      }).sessions.map((s) => s.status);
+    expect(session.snapshot()).toMatchObject({ status: 'STOPPING', stoppedAt: undefined });
+    expect(list(['STOPPED'])).toEqual([]);
+    expect(list(['STOPPING'])).toEqual(['STOPPING']);
+    store.commit();
+    expect(session.snapshot()).toMatchObject({ status: 'STOPPED', stoppedAt: expect.any(Date) });
+    expect(session.snapshot().lastSeq).toBe(session.log.lastSeq);
+    expect(list(['STOPPED'])).toEqual(['STOPPED']);
   });
 });
