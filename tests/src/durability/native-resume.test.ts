@@ -153,7 +153,12 @@ describe('a daemon killed during a turn, started again on its store', () => {
       expect(event.data).toMatchObject({
         reason: 'daemon_restarted',
         interrupted_turn_id: running,
+        pid: (await s.get()).pid,
       });
+      // SESSION_STARTED stays seq 1: the new process is announced by SESSION_RESUMED.
+      expect(
+        resumed.filter((e) => e.type === T.EVENT_TYPE_SESSION_STARTED).map((e) => e.seq),
+      ).toEqual([1n]);
       // The fake was started on that conversation, and remembers it.
       expect(resumedWith[provider]!(readFileSync(join(logs, `${provider}.log`), 'utf8'))).toBe(
         conversation,

@@ -72,7 +72,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       options: session.request.agentOpts,
       ...(resume ? { resume: resume.point } : {}),
       spawned: (pid) => {
-        session.markSpawned(pid);
+        session.markSpawned(pid, resume !== undefined);
         void workspace.close();
       },
       emit: (ev) => {
@@ -148,9 +148,10 @@ function resumedEvent(
   return {
     type: 'SESSION_RESUMED',
     stream: 'system',
-    text: `${session.request.provider} resumed conversation ${point.conversationId} after a daemon restart${interruptedTurn ? ` (turn ${interruptedTurn} was interrupted)` : ''}`,
+    text: `${session.request.provider} resumed conversation ${point.conversationId} after a daemon restart (pid ${session.kept.pid})${interruptedTurn ? `; turn ${interruptedTurn} was interrupted` : ''}`,
     data: {
       reason: 'daemon_restarted',
+      pid: session.kept.pid,
       conversation_id: point.conversationId,
       ...(interruptedTurn ? { interrupted_turn_id: interruptedTurn } : {}),
     },

@@ -172,12 +172,12 @@ export class Session {
     return this.agent;
   }
 
-  /** The process exists: recorded before any of its output. */
-  markSpawned(pid: number): void {
+  /** The process exists: SESSION_STARTED, before any of its output (a resumed one: SESSION_RESUMED). */
+  markSpawned(pid: number, resumed = false): void {
     // A spawn reported after start-up was abandoned would land past the terminal event.
     if (this.ended) return;
     this.facts.pid = pid;
-    this.append(startedEvent(this.request.provider, pid, this.repoPath));
+    if (!resumed) this.append(startedEvent(this.request.provider, pid, this.repoPath));
   }
 
   /** Start-up finished: the agent takes input, unless a stop was requested meanwhile. */

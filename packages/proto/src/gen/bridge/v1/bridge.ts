@@ -238,8 +238,9 @@ export enum EventType {
    * killed, or stopped gracefully: a graceful stop leaves a session that
    * can resume live), and the agent was started again on its own
    * conversation (claude --resume, codex thread/resume, ACP session/load):
-   * the session goes on, its seqs continuing. `data`: `reason`
-   * ("daemon_restarted"), `conversation_id` (the agent's own id of the
+   * the session goes on, its seqs continuing (no second SESSION_STARTED:
+   * that one is always seq 1). `data`: `reason` ("daemon_restarted"),
+   * `pid` (the new agent process), `conversation_id` (the agent's own id of the
    * conversation it resumed), and `interrupted_turn_id` when a turn was
    * still open at the restart. The turn that was running ends with a
    * TURN_COMPLETED with `data.interrupted` true before this event
