@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BridgeServiceClient, SessionEvent, StreamEventsRequest } from '@agent-bridge/proto';
 import type { ClientReadableStream, Metadata } from '@grpc/grpc-js';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { bearer, call, connect, streamEvents, type UnaryMethod } from './client.js';
 import { type DaemonOptions, startDaemon, type TestDaemon } from './daemon.js';
 import { createTestPki, type TestPki } from './pki.js';
@@ -157,4 +157,22 @@ export function useDaemon(
     },
   });
   return fixture;
+}
+
+/**
+ * The daemons a test starts itself, typically one and then another on its
+ * directory (a restart): push each; after each test, each still running is
+ * stopped and its directory removed.
+ */
+export function bridgesOfEachTest(): Bridge[] {
+  const bridges: Bridge[] = [];
+  afterEach(async () => {
+    for (const b of bridges.splice(0)) {
+      b.client.close();
+      const { proc, dir } = b.daemon;
+      if (proc.exitCode === null && proc.signalCode === null) await b.daemon.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  return bridges;
 }

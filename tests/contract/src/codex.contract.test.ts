@@ -4,6 +4,7 @@ import { ProviderAuthState, SessionStatus } from '@agent-bridge/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI_BIN,
+  codexHomeFor,
   contractDaemon,
   expectConcurrentStart,
   expectInterruptAgreement,
@@ -16,7 +17,6 @@ import {
   T,
   tempHome,
   turnsDone,
-  writeFile,
 } from './contract-harness.js';
 import { FakeOpenAiResponsesApi } from './fake-apis/index.js';
 import { gateContract, gateProviders } from './permission-contract.js';
@@ -30,23 +30,7 @@ const home = tempHome('codex');
 let bridge: Awaited<ReturnType<typeof contractDaemon>>;
 
 function codexHome(name: string): string {
-  const dir = join(home.home, name);
-  writeFile(
-    join(dir, 'config.toml'),
-    [
-      'model = "fake-model"',
-      'model_provider = "fake"',
-      '[model_providers.fake]',
-      'name = "fake"',
-      `base_url = "${api.baseUrl}/v1"`,
-      'env_key = "FAKE_KEY"',
-      'wire_api = "responses"',
-      'request_max_retries = 0',
-      'stream_max_retries = 0',
-      '',
-    ].join('\n'),
-  );
-  return dir;
+  return codexHomeFor(join(home.home, name), api.baseUrl);
 }
 
 beforeAll(async () => {

@@ -49,6 +49,30 @@ export function writeFile(path: string, text: string): void {
   writeFileSync(path, text);
 }
 
+/**
+ * A CODEX_HOME in `dir` whose config.toml points codex at a loopback
+ * OpenAI Responses fake (`baseUrl`) as a custom model provider, its key
+ * read from FAKE_KEY, with no retries; returns `dir`.
+ */
+export function codexHomeFor(dir: string, baseUrl: string): string {
+  writeFile(
+    join(dir, 'config.toml'),
+    [
+      'model = "fake-model"',
+      'model_provider = "fake"',
+      '[model_providers.fake]',
+      'name = "fake"',
+      `base_url = "${baseUrl}/v1"`,
+      'env_key = "FAKE_KEY"',
+      'wire_api = "responses"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '',
+    ].join('\n'),
+  );
+  return dir;
+}
+
 /** What a restarted daemon takes over from the one it replaces. */
 interface Earlier {
   pki: TestPki;

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI_BIN,
   type ContractDaemon,
+  codexHomeFor,
   contractDaemon,
   show,
   T,
   tempHome,
   turnsDone,
-  writeFile,
 } from './contract-harness.js';
 
 import { FakeAnthropicApi, type FakeModelApi, FakeOpenAiResponsesApi } from './fake-apis/index.js';
@@ -85,22 +85,7 @@ describe('a conversation through a daemon restart', () => {
   });
 
   it('codex: resumed with thread/resume, the second turn sent with the first', async () => {
-    const codexHome = join(home.home, 'codex');
-    writeFile(
-      join(codexHome, 'config.toml'),
-      [
-        'model = "fake-model"',
-        'model_provider = "fake"',
-        '[model_providers.fake]',
-        'name = "fake"',
-        `base_url = "${openai.baseUrl}/v1"`,
-        'env_key = "FAKE_KEY"',
-        'wire_api = "responses"',
-        'request_max_retries = 0',
-        'stream_max_retries = 0',
-        '',
-      ].join('\n'),
-    );
+    const codexHome = codexHomeFor(join(home.home, 'codex'), openai.baseUrl);
     await throughARestart(openai, 'codex', {
       adapter: 'codex',
       binary: join(CLI_BIN, 'codex'),

@@ -5,19 +5,11 @@
  * started on its store. The retry is answered with the seq of the first
  * and the agent gets the input once.
  */
-import { rmSync } from 'node:fs';
-import { type Bridge, startBridge, within } from '@agent-bridge/harness';
+import { type Bridge, bridgesOfEachTest, startBridge, within } from '@agent-bridge/harness';
 import { EventType } from '@agent-bridge/proto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-const bridges: Bridge[] = [];
-afterEach(async () => {
-  for (const b of bridges.splice(0)) {
-    b.client.close();
-    if (b.daemon.proc.exitCode === null && b.daemon.proc.signalCode === null) await b.daemon.stop();
-    rmSync(b.daemon.dir, { recursive: true, force: true });
-  }
-});
+const bridges = bridgesOfEachTest();
 
 describe('an input retried across a daemon restart', () => {
   it('is answered with the seq it was first accepted with, and delivered once', async () => {

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type Bridge,
+  bridgesOfEachTest,
   FAKE_CLAUDE,
   REPO_ROOT,
   startBridge,
@@ -76,14 +77,9 @@ const homes = (b: Bridge) => {
   return existsSync(root) ? readdirSync(root) : [];
 };
 
-const bridges: Bridge[] = [];
+const bridges = bridgesOfEachTest();
 const dirs: string[] = [];
-afterEach(async () => {
-  for (const b of bridges.splice(0)) {
-    b.client.close();
-    if (b.daemon.proc.exitCode === null && b.daemon.proc.signalCode === null) await b.daemon.stop();
-    rmSync(b.daemon.dir, { recursive: true, force: true });
-  }
+afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
