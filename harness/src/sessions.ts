@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type BridgeServiceClient, EventType, type SessionEvent } from '@agent-bridge/proto';
-import type { Metadata } from '@grpc/grpc-js';
-import { call, collect, streamEvents } from './client.js';
+import { type Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { call, collect, showEvents, streamEvents } from './client.js';
 
 /** Credentials for each call: a fixed token, or a function that renews one. */
 export type Auth = Metadata | (() => Promise<Metadata>);
@@ -25,8 +25,33 @@ export function sessionClient(
   const md = async () => (typeof auth === 'function' ? auth() : auth);
   const session = (sessionId: string) => ({
     sessionId,
-    send: async (text: string) =>
-      call(client, (c) => c.sendInput, { sessionId, text, idempotencyKey: '' }, await md()),
+    /**
+     * SendInput; when the session has ended, the error names how (its last
+     * events, with the terminal event's data), so a test that fails on an
+     * agent that died says why.
+     */
+    send: async (text: string) => {
+      try {
+        return await call(
+          client,
+          (c) => c.sendInput,
+          { sessionId, text, idempotencyKey: '' },
+          await md(),
+        );
+      } catch (err) {
+        if ((err as ServiceError).code !== status.FAILED_PRECONDITION) throw err;
+        const { events } = await collect(
+          streamEvents(client, { sessionId, afterSeq: 0n }, await md()),
+          (_e, all) => ended(all),
+          { timeoutMs: 5_000 },
+        ).catch(() => ({ events: [] as SessionEvent[] }));
+        const last = events.at(-1);
+        const why = `${showEvents(events.slice(-8))}\n${JSON.stringify(last?.data ?? {})}`;
+        throw Object.assign(new Error(`${(err as Error).message}\n${why}`, { cause: err }), {
+          code: (err as ServiceError).code,
+        });
+      }
+    },
     interrupt: async () => call(client, (c) => c.interruptTurn, { sessionId }, await md()),
     stop: async (force = false) =>
       call(client, (c) => c.stopSession, { sessionId, force }, await md()),
@@ -65,11 +90,13 @@ export function sessionClient(
 
 export const ofType = (all: SessionEvent[], type: EventType) => all.filter((e) => e.type === type);
 
-/** True once `n` turns completed, or the session ended (so a failure does not hang the wait). */
-export const turnsDone = (n: number) => (all: SessionEvent[]) =>
-  ofType(all, EventType.EVENT_TYPE_TURN_COMPLETED).length >= n ||
+const ended = (all: SessionEvent[]) =>
   all.some(
     (e) =>
       e.type === EventType.EVENT_TYPE_SESSION_FAILED ||
       e.type === EventType.EVENT_TYPE_SESSION_STOPPED,
   );
+
+/** True once `n` turns completed, or the session ended (so a failure does not hang the wait). */
+export const turnsDone = (n: number) => (all: SessionEvent[]) =>
+  ofType(all, EventType.EVENT_TYPE_TURN_COMPLETED).length >= n || ended(all);
