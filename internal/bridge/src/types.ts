@@ -28,6 +28,9 @@ export interface SessionSnapshot {
   oldestSeq: number;
   lastSeq: number;
   subscriberCount: number;
+  /** '' when the session has none. */
+  name: string;
+  role: string;
 }
 
 /** What a session learns of its agent's process and its own end, as it goes. */
@@ -77,6 +80,10 @@ export interface StartRequest {
   repoPath: string;
   provider: string;
   agentOpts: Record<string, string>;
+  /** How the project's people and sessions address it; '' or absent: unnamed (see checkSessionName). */
+  name?: string;
+  /** What it does; '' or absent: none. */
+  role?: string;
 }
 
 /** Live (starting, running, stopping) and retained sessions, and the limits on live ones. */

@@ -15,6 +15,30 @@ export function checkSessionId(id: string): void {
   }
 }
 
+/** A session's name or role: 1-64 of [A-Za-z0-9._-], from a letter or digit. */
+const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * A session's `name` (`field` "name") or `role` ("role"): empty (none), or
+ * a label; a name never looks like a session id, so an address is one or
+ * the other.
+ */
+export function checkSessionLabel(value: string, field: 'name' | 'role'): void {
+  if (value === '') return;
+  if (!LABEL.test(value)) {
+    throw invalid(
+      `${field} must be 1-64 characters of A-Z a-z 0-9 . _ - starting with a letter or digit, got ${preview(value)}`,
+      `session_${field}_invalid`,
+    );
+  }
+  if (field === 'name' && UUID.test(value.toLowerCase())) {
+    throw invalid(
+      `name ${preview(value)} looks like a session id: a name must not be a UUID`,
+      'session_name_invalid',
+    );
+  }
+}
+
 export function checkSubscriberId(id: string, required: boolean): void {
   if (id === '' && !required) return;
   if (!SUBSCRIBER.test(id)) {

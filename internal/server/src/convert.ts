@@ -130,6 +130,8 @@ export function toProtoSession(s: SessionSnapshot): GetSessionResponse {
     oldestSeq: BigInt(s.oldestSeq),
     lastSeq: BigInt(s.lastSeq),
     subscriberCount: s.subscriberCount,
+    name: s.name,
+    role: s.role,
   };
 }
 

@@ -89,6 +89,8 @@ export class BridgeClient {
         repoPath: req.repoPath,
         provider: req.provider,
         agentOpts: req.agentOpts ?? {},
+        ...(req.name ? { name: req.name } : {}),
+        ...(req.role ? { role: req.role } : {}),
       },
       opts,
       true,

@@ -31,6 +31,9 @@ export interface TaskOptions {
   signal?: AbortSignal;
   /** Provider options from its allowlist, e.g. `{ model: "..." }`. */
   agentOpts?: Record<string, string>;
+  /** The session's name and role (see StartSessionRequest). */
+  name?: string;
+  role?: string;
   /** Called with each of the session's events, in order, before runTask looks at it. */
   onEvent?: (event: SessionEvent) => void | Promise<void>;
 }

@@ -10,6 +10,14 @@ export interface StartSessionRequest {
   sessionId?: string;
   /** Provider options from its allowlist, e.g. `{ model: "..." }`. */
   agentOpts?: Record<string, string>;
+  /**
+   * How people and the project's other sessions address this one: 1-64 of
+   * A-Z a-z 0-9 . _ -, not a UUID, unique among the project's live sessions
+   * (a name in use is ALREADY_EXISTS).
+   */
+  name?: string;
+  /** What the session does, e.g. "reviewer"; any number of sessions may share one. */
+  role?: string;
 }
 
 export interface ListSessionsOptions extends CallOptions {

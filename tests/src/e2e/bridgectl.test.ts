@@ -181,6 +181,37 @@ describe('bridgectl', () => {
     }
   });
 
+  it('sessions start --name --role: shown by get and list; a name in use exits with the reason', async () => {
+    const startNamed = (...more: string[]) =>
+      ctl([
+        'sessions',
+        'start',
+        '--provider',
+        'mock',
+        '--repo',
+        daemon.repo,
+        '--name',
+        'ctl-lead',
+        ...more,
+      ]);
+    const start = await startNamed('--role', 'lead');
+    expect(start).toMatchObject({ code: 0, stderr: '' });
+    const id = start.stdout.trim();
+    try {
+      expect((await ctl(['sessions', 'get', id])).stdout).toContain(
+        'name      ctl-lead (role lead)\n',
+      );
+      expect((await ctl(['sessions', 'list'])).stdout).toMatch(
+        new RegExp(`${id} .* ctl-lead \\(lead\\)\n`),
+      );
+      const again = await startNamed();
+      expect(again.code).not.toBe(0);
+      expect(again.stderr).toContain(`the name "ctl-lead" is held by live session ${id}`);
+    } finally {
+      await ctl(['sessions', 'stop', id]);
+    }
+  });
+
   it('events --follow resumes after the connection drops, without a gap or a repeat', async () => {
     const proxy = await startTcpProxy(daemon.port);
     const id = (

@@ -5,7 +5,7 @@ import type { CtlIo } from '../ctl-io.js';
 import { EXIT } from '../exit-codes.js';
 import { rendererFor } from '../follow-events.js';
 import { createSpinner } from '../spinner.js';
-import { agentOpts, SESSION_OPTIONS } from './session-options.js';
+import { agentOpts, labels, SESSION_OPTIONS } from './session-options.js';
 
 const EXIT_OF: Record<TaskStatus, number> = {
   COMPLETED: EXIT.ok,
@@ -78,7 +78,7 @@ export const runCommand: Command<CtlIo> = {
   name: 'run',
   summary: 'run one task: a prompt in a fresh session, streamed, then a report; exit by its status',
   usage:
-    'bridgectl run --provider ID [--repo PATH] [--timeout D] [--allow-tool NAME]... [--deny-tools] [--opt KEY=VALUE]... PROMPT',
+    'bridgectl run --provider ID [--repo PATH] [--name NAME] [--role ROLE] [--timeout D] [--allow-tool NAME]... [--deny-tools] [--opt KEY=VALUE]... PROMPT',
   options: {
     ...SESSION_OPTIONS,
     timeout: {
@@ -125,6 +125,7 @@ export const runCommand: Command<CtlIo> = {
           repoPath: ctx.path((ctx.values.repo as string | undefined) ?? '.'),
           prompt: ctx.positionals[0] as string,
           agentOpts: agentOpts((ctx.values.opt as string[] | undefined) ?? [], 'run'),
+          ...labels(ctx.values),
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
           ...(permissions ? { permissions } : {}),
           ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),

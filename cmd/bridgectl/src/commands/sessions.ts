@@ -4,7 +4,7 @@ import { withClient } from '../connection.js';
 import type { CtlIo } from '../ctl-io.js';
 import { EXIT } from '../exit-codes.js';
 import { createSpinner } from '../spinner.js';
-import { agentOpts, SESSION_OPTIONS } from './session-options.js';
+import { agentOpts, labels, SESSION_OPTIONS } from './session-options.js';
 
 const STATUSES: readonly SessionStatus[] = ['STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED'];
 
@@ -15,6 +15,7 @@ function describe(s: SessionInfo): string[] {
     s.exitCode !== undefined ? `exit ${s.exitCode}` : s.exitSignal ? `signal ${s.exitSignal}` : '';
   return [
     `session   ${s.sessionId}`,
+    ...(s.name || s.role ? [`name      ${s.name || '-'}${s.role ? ` (role ${s.role})` : ''}`] : []),
     `status    ${s.status}${s.error ? `: ${s.error}` : ''}${exit ? ` (${exit})` : ''}`,
     `provider  ${s.provider}${s.pid ? `, pid ${s.pid}` : ''}`,
     `repo      ${s.repoPath}`,
@@ -27,7 +28,7 @@ export const sessionsStartCommand: Command<CtlIo> = {
   name: 'sessions start',
   summary: 'start an agent session in a repository on the daemon host',
   usage:
-    'bridgectl sessions start --provider ID [--repo PATH] [--session-id UUID] [--opt KEY=VALUE]...',
+    'bridgectl sessions start --provider ID [--repo PATH] [--session-id UUID] [--name NAME] [--role ROLE] [--opt KEY=VALUE]...',
   options: {
     ...SESSION_OPTIONS,
     'session-id': {
@@ -47,6 +48,7 @@ export const sessionsStartCommand: Command<CtlIo> = {
           repoPath: ctx.path((ctx.values.repo as string | undefined) ?? '.'),
           ...(ctx.values['session-id'] ? { sessionId: ctx.values['session-id'] as string } : {}),
           agentOpts: agentOpts((ctx.values.opt as string[] | undefined) ?? []),
+          ...labels(ctx.values),
         });
         if (started.status === 'FAILED') {
           const info = await client.getSession(started.sessionId);
@@ -89,7 +91,7 @@ export const sessionsListCommand: Command<CtlIo> = {
       text: sessions.length
         ? sessions.map(
             (s) =>
-              `${s.sessionId}  ${s.status.padEnd(8)}  ${s.provider}  ${s.createdAt.toISOString()}  ${s.repoPath}`,
+              `${s.sessionId}  ${s.status.padEnd(8)}  ${s.provider}  ${s.createdAt.toISOString()}  ${s.repoPath}${s.name ? `  ${s.name}` : ''}${s.role ? ` (${s.role})` : ''}`,
           )
         : ['no sessions'],
       json: sessions,

@@ -1,18 +1,19 @@
-import { exhausted } from '../errors.js';
+import { BridgeError, exhausted } from '../errors.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionStore } from '../store/session-store.js';
-import type { CoreSettings } from '../types.js';
+import type { CoreSettings, StartRequest } from '../types.js';
 import { preview } from '../validate.js';
 
 /**
- * Refuses one more live session for `projectId` when the project or the
- * daemon is at its limit, or the session store holds as much as it may.
+ * Refuses one more live session for `req`'s project when the project or
+ * the daemon is at its limit, the session store holds as much as it may,
+ * or a live session of the project holds the name it asks for.
  * Synchronous, so a caller that checks and inserts without awaiting in
  * between cannot be overtaken by a concurrent start.
  */
 export function checkLimits(
   sessions: Iterable<Session>,
-  projectId: string,
+  { projectId, name = '' }: Pick<StartRequest, 'projectId' | 'name'>,
   { maxPerProject, maxGlobal }: Pick<CoreSettings, 'maxPerProject' | 'maxGlobal'>,
   store: Pick<SessionStore, 'size'>,
 ): void {
@@ -28,7 +29,15 @@ export function checkLimits(
   for (const s of sessions) {
     if (!s.live) continue;
     global++;
-    if (s.projectId === projectId) project++;
+    if (s.projectId !== projectId) continue;
+    project++;
+    if (name !== '' && s.request.name === name) {
+      throw new BridgeError(
+        'already_exists',
+        `the name ${preview(name)} is held by live session ${s.id} of this project; a name is free again once its session has ended`,
+        'session_name_in_use',
+      );
+    }
   }
   if (project >= maxPerProject) {
     throw exhausted(

@@ -1,11 +1,13 @@
 import type { Provider } from '@agent-bridge/providers';
 import { denied, invalid } from '../errors.js';
 import type { Caller, StartRequest } from '../types.js';
-import { checkSessionId, preview, refusedOptions } from '../validate.js';
+import { checkSessionId, checkSessionLabel, preview, refusedOptions } from '../validate.js';
 
-/** A start request names a valid session id in the caller's own project. */
+/** A start request names a valid session id (and name and role) in the caller's own project. */
 export function checkStart(caller: Caller, req: StartRequest): void {
   checkSessionId(req.sessionId);
+  checkSessionLabel(req.name ?? '', 'name');
+  checkSessionLabel(req.role ?? '', 'role');
   if (req.projectId === '') throw invalid('project_id is required', 'project_id_missing');
   if (req.projectId !== caller.projectId) {
     throw denied(

@@ -5,13 +5,15 @@ import type { SessionTable } from './session-table.js';
 
 /**
  * True when two start requests ask for the same session: project,
- * provider, repository and every agent option alike (in any order). An
- * idempotent retry must match; anything else under the same id is refused.
+ * provider, repository, name, role and every agent option alike (in any
+ * order). An idempotent retry must match; anything else under the same id
+ * is refused.
  */
 function sameStart(a: StartRequest, b: StartRequest): boolean {
   if (a.projectId !== b.projectId || a.provider !== b.provider || a.repoPath !== b.repoPath) {
     return false;
   }
+  if ((a.name ?? '') !== (b.name ?? '') || (a.role ?? '') !== (b.role ?? '')) return false;
   const ka = Object.keys(a.agentOpts).sort();
   const kb = Object.keys(b.agentOpts).sort();
   return (

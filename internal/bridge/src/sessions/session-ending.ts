@@ -1,4 +1,5 @@
 import type { AgentEvent, ExitInfo } from '@agent-bridge/providers';
+import type { StartRequest } from '../types.js';
 
 /** Why a start-up failed: its own failure or timeout, or a resume after a daemon restart that failed. */
 export type StartupFailure = 'startup_failed' | 'startup_timeout' | 'daemon_restarted';
@@ -89,11 +90,21 @@ function lastLines(tail: string, n: number): string {
 }
 
 /** SESSION_STARTED: the agent's process exists. */
-export function startedEvent(provider: string, pid: number, repoPath: string): AgentEvent {
+export function startedEvent(
+  { provider, name = '', role = '' }: Pick<StartRequest, 'provider' | 'name' | 'role'>,
+  pid: number,
+  repoPath: string,
+): AgentEvent {
+  const as = [name && `as ${name}`, role && `(${role})`].filter(Boolean).join(' ');
   return {
     type: 'SESSION_STARTED',
     stream: 'system',
-    text: `${provider} started (pid ${pid}) in ${repoPath}`,
-    data: { pid, repo_path: repoPath },
+    text: `${provider} started${as ? ` ${as}` : ''} (pid ${pid}) in ${repoPath}`,
+    data: {
+      pid,
+      repo_path: repoPath,
+      ...(name ? { name } : {}),
+      ...(role ? { role } : {}),
+    },
   };
 }

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor, within } from '@agent-bridge/waits';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BridgeError } from '../errors.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { FakeProvider } from '../testing/fake-provider.js';
 import { kindOf, nextBatch, readToEnd, silentLogger, testSettings } from '../testing/fixtures.js';
@@ -364,6 +365,91 @@ describe('SessionManager: start', () => {
       data: { reason: 'crashed', exit_code: 2, stderr_tail: 'last words\n' },
     });
     expect(manager.get(alpha, id)).toMatchObject({ status: 'FAILED', exitCode: 2 });
+  });
+});
+
+describe('SessionManager: names and roles', () => {
+  /** The refusal a start gets: its kind, reason and message. */
+  const refusal = async (p: Promise<unknown>) => {
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(BridgeError);
+    const { kind, reason, message } = err as BridgeError;
+    return { kind, reason, message };
+  };
+
+  it('refuses a malformed name or role, spawning nothing', async () => {
+    const { manager, provider, request } = setup();
+    for (const name of [
+      '-lead',
+      'has space',
+      'x'.repeat(65),
+      'é',
+      randomUUID(),
+      randomUUID().toUpperCase(),
+    ]) {
+      expect(await refusal(manager.start(alpha, request({ name })))).toMatchObject({
+        kind: 'invalid_argument',
+        reason: 'session_name_invalid',
+        message: expect.stringMatching(/^name /),
+      });
+    }
+    expect(await refusal(manager.start(alpha, request({ role: 'a/b' })))).toMatchObject({
+      kind: 'invalid_argument',
+      reason: 'session_role_invalid',
+    });
+    expect(provider.agents).toEqual([]);
+    expect(manager.counts('alpha').active).toBe(0);
+  });
+
+  it('shows name and role in the snapshot, the list and SESSION_STARTED', async () => {
+    const { manager, request, open } = setup();
+    const snap = await within(
+      'the start',
+      manager.start(alpha, request({ name: 'lead.1', role: 'reviewer' })),
+    );
+    expect(snap).toMatchObject({ name: 'lead.1', role: 'reviewer' });
+    expect(manager.get(alpha, snap.sessionId)).toMatchObject({ name: 'lead.1', role: 'reviewer' });
+    expect(manager.list(alpha, anyStatus).sessions[0]).toMatchObject({
+      name: 'lead.1',
+      role: 'reviewer',
+    });
+    const [started] = await nextBatch(open(snap.sessionId, 0));
+    expect(started?.data).toMatchObject({ name: 'lead.1', role: 'reviewer' });
+    expect(started?.text).toContain('as lead.1 (reviewer)');
+    const plain = await within('a start without', manager.start(alpha, request()));
+    expect(plain).toMatchObject({ name: '', role: '' });
+    const [first] = await nextBatch(open(plain.sessionId, 0));
+    expect(first?.data).not.toHaveProperty('name');
+  });
+
+  it('a name is held by one live session of a project, and free again once it ended', async () => {
+    const { manager, provider, request } = setup({ maxPerProject: 5 });
+    const lead = await within(
+      'the start',
+      manager.start(alpha, request({ name: 'lead', role: 'r' })),
+    );
+    const taken = await refusal(manager.start(alpha, request({ name: 'lead' })));
+    expect(taken).toMatchObject({ kind: 'already_exists', reason: 'session_name_in_use' });
+    expect(taken.message).toContain(lead.sessionId);
+    expect(provider.agents).toHaveLength(1);
+    // Another project, and roles, are not concerned.
+    await within('beta', manager.start(beta, request({ projectId: 'beta', name: 'lead' })));
+    await within('same role', manager.start(alpha, request({ role: 'r' })));
+    await within('the stop', manager.stop(alpha, lead.sessionId, false));
+    const again = await within('the name again', manager.start(alpha, request({ name: 'lead' })));
+    expect(again.name).toBe('lead');
+  });
+
+  it('a retry with another name or role is already_exists; the same one is the same session', async () => {
+    const { manager, request } = setup();
+    const req = request({ name: 'a', role: 'r' });
+    const first = await within('the start', manager.start(alpha, req));
+    expect(await kindOf(() => manager.start(alpha, { ...req, name: 'b' }))).toBe('already_exists');
+    expect(await kindOf(() => manager.start(alpha, { ...req, role: '' }))).toBe('already_exists');
+    expect(await within('the retry', manager.start(alpha, { ...req }))).toEqual(first);
   });
 });
 

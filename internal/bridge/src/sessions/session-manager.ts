@@ -176,7 +176,7 @@ export class SessionManager {
     if (this.shuttingDown) throw unavailable('the daemon is shutting down', 'shutting_down');
     const raced = this.sessions.get(req.sessionId);
     if (raced) return retryStart(raced, req, this.sessions);
-    checkLimits(this.sessions.values(), req.projectId, this.deps.settings, this.store);
+    checkLimits(this.sessions.values(), req, this.deps.settings, this.store);
     const request = { ...req, agentOpts: { ...req.agentOpts } };
     const { settings, logger } = this.deps;
     const session = new Session(request, workspace.path, provider, {

@@ -42,6 +42,8 @@ export function snapshotOf(s: SnapshotSource, facts: Readonly<SessionFacts>): Se
     oldestSeq: s.ring.oldestSeq,
     lastSeq: s.ring.lastSeq,
     subscriberCount: s.readers.count,
+    name: s.request.name ?? '',
+    role: s.request.role ?? '',
   };
 }
 

@@ -177,7 +177,7 @@ export class Session {
     // A spawn reported after start-up was abandoned would land past the terminal event.
     if (this.ended) return;
     this.facts.pid = pid;
-    if (!resumed) this.append(startedEvent(this.request.provider, pid, this.repoPath));
+    if (!resumed) this.append(startedEvent(this.request, pid, this.repoPath));
   }
 
   /** Start-up finished: the agent takes input, unless a stop was requested meanwhile. */

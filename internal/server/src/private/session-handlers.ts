@@ -41,6 +41,8 @@ export function sessionHandlers(
           repoPath: req.repoPath,
           provider: req.provider,
           agentOpts: req.agentOpts,
+          name: req.name,
+          role: req.role,
         });
         return { sessionId: s.sessionId, status: toProtoStatus(s.status), createdAt: s.createdAt };
       },

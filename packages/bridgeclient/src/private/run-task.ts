@@ -32,6 +32,8 @@ interface TaskClient extends PermissionClient {
       repoPath: string;
       sessionId?: string;
       agentOpts?: Record<string, string>;
+      name?: string;
+      role?: string;
     },
     opts?: CallOptions,
   ): Promise<StartedSession>;
@@ -146,6 +148,8 @@ export async function runTask(
           repoPath: task.repoPath,
           sessionId: id,
           ...(task.agentOpts ? { agentOpts: task.agentOpts } : {}),
+          ...(task.name ? { name: task.name } : {}),
+          ...(task.role ? { role: task.role } : {}),
         },
         { signal },
       );

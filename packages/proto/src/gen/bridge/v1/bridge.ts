@@ -154,7 +154,11 @@ export function sessionStatusToJSON(object: SessionStatus): string {
 /** EventType says what a SessionEvent records. */
 export enum EventType {
   EVENT_TYPE_UNSPECIFIED = 0,
-  /** EVENT_TYPE_SESSION_STARTED - The agent process is running. `data.pid` is its process id. */
+  /**
+   * EVENT_TYPE_SESSION_STARTED - The agent process is running. `data.pid` is its process id,
+   * `data.repo_path` where it runs; `data.name` and `data.role` when the
+   * session was started with them.
+   */
   EVENT_TYPE_SESSION_STARTED = 1,
   /**
    * EVENT_TYPE_SESSION_STOPPED - Terminal event: the session ended without failure. `text` says why
@@ -614,6 +618,22 @@ export interface StartSessionRequest {
    * the sandbox) are daemon configuration, never a client option.
    */
   agentOpts: { [key: string]: string };
+  /**
+   * Optional: how people and other sessions of the project address this
+   * one. 1 to 64 characters of A-Z a-z 0-9 . _ -, starting with a letter or
+   * digit, not shaped like a session id (a UUID). Unique among the
+   * project's live sessions: a start with a name a live session holds is
+   * ALREADY_EXISTS (reason session_name_in_use); the name is free again
+   * once that session has ended. Part of an idempotent retry's parameters.
+   */
+  name?:
+    | string
+    | undefined;
+  /**
+   * Optional: what the session does, e.g. "reviewer" or "implementer"; the
+   * same characters as `name`, shared by any number of sessions.
+   */
+  role?: string | undefined;
 }
 
 export interface StartSessionRequest_AgentOptsEntry {
@@ -679,6 +699,12 @@ export interface GetSessionResponse {
   lastSeq: bigint;
   /** Number of streams currently reading this session. */
   subscriberCount: number;
+  /**
+   * The session's name and role as started (StartSessionRequest); empty
+   * when it was started without them.
+   */
+  name: string;
+  role: string;
 }
 
 export interface ListSessionsRequest {
@@ -1031,7 +1057,7 @@ export interface ProviderCapabilities {
 }
 
 function createBaseStartSessionRequest(): StartSessionRequest {
-  return { projectId: "", sessionId: "", repoPath: "", provider: "", agentOpts: {} };
+  return { projectId: "", sessionId: "", repoPath: "", provider: "", agentOpts: {}, name: undefined, role: undefined };
 }
 
 export const StartSessionRequest: MessageFns<StartSessionRequest> = {
@@ -1051,6 +1077,12 @@ export const StartSessionRequest: MessageFns<StartSessionRequest> = {
     globalThis.Object.entries(message.agentOpts).forEach(([key, value]: [string, string]) => {
       StartSessionRequest_AgentOptsEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
     });
+    if (message.name !== undefined) {
+      writer.uint32(50).string(message.name);
+    }
+    if (message.role !== undefined) {
+      writer.uint32(58).string(message.role);
+    }
     return writer;
   },
 
@@ -1110,6 +1142,22 @@ export const StartSessionRequest: MessageFns<StartSessionRequest> = {
             }
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1167,6 +1215,8 @@ export const StartSessionRequest: MessageFns<StartSessionRequest> = {
           {},
         )
         : {},
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
     };
   },
 
@@ -1193,6 +1243,12 @@ export const StartSessionRequest: MessageFns<StartSessionRequest> = {
         });
       }
     }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.role !== undefined) {
+      obj.role = message.role;
+    }
     return obj;
   },
 
@@ -1214,6 +1270,8 @@ export const StartSessionRequest: MessageFns<StartSessionRequest> = {
       },
       {},
     );
+    message.name = object.name ?? undefined;
+    message.role = object.role ?? undefined;
     return message;
   },
 };
@@ -1661,6 +1719,8 @@ function createBaseGetSessionResponse(): GetSessionResponse {
     oldestSeq: 0n,
     lastSeq: 0n,
     subscriberCount: 0,
+    name: "",
+    role: "",
   };
 }
 
@@ -1713,6 +1773,12 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     }
     if (message.subscriberCount !== 0) {
       writer.uint32(112).uint32(message.subscriberCount);
+    }
+    if (message.name !== "") {
+      writer.uint32(122).string(message.name);
+    }
+    if (message.role !== "") {
+      writer.uint32(130).string(message.role);
     }
     return writer;
   },
@@ -1842,6 +1908,22 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
             message.subscriberCount = reader.uint32();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1906,6 +1988,8 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
         : isSet(object.subscriber_count)
         ? globalThis.Number(object.subscriber_count)
         : 0,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
     };
   },
 
@@ -1953,6 +2037,12 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     if (message.subscriberCount !== 0) {
       obj.subscriberCount = Math.round(message.subscriberCount);
     }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
     return obj;
   },
 
@@ -1975,6 +2065,8 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     message.oldestSeq = (object.oldestSeq !== undefined && object.oldestSeq !== null) ? BigInt(object.oldestSeq) : 0n;
     message.lastSeq = (object.lastSeq !== undefined && object.lastSeq !== null) ? BigInt(object.lastSeq) : 0n;
     message.subscriberCount = object.subscriberCount ?? 0;
+    message.name = object.name ?? "";
+    message.role = object.role ?? "";
     return message;
   },
 };
