@@ -6,6 +6,13 @@ export {
   noAudit,
 } from './audit.js';
 export { type Clock, systemClock } from './clock.js';
+export type {
+  CollabSnapshot,
+  CollabStore,
+  StoredAck,
+} from './collaboration/collab-store.js';
+export type * from './collaboration/collab-types.js';
+export type { Directory, Member } from './collaboration/mailboxes.js';
 export { BridgeError, type ErrorKind, exhausted, unavailable } from './errors.js';
 export type { BridgeEvent } from './events/event.js';
 export { type EventCodec, jsonEventCodec, type SessionIdentity } from './events/event-codec.js';

@@ -13,10 +13,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor, within } from '@agent-bridge/waits';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BridgeError } from '../errors.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { FakeProvider } from '../testing/fake-provider.js';
-import { kindOf, nextBatch, readToEnd, silentLogger, testSettings } from '../testing/fixtures.js';
+import {
+  kindOf,
+  nextBatch,
+  readToEnd,
+  refusalOf,
+  silentLogger,
+  testSettings,
+} from '../testing/fixtures.js';
 import type { Caller, CoreSettings, SessionSnapshot, StartRequest } from '../types.js';
 import { SessionManager } from './session-manager.js';
 
@@ -370,15 +376,6 @@ describe('SessionManager: start', () => {
 
 describe('SessionManager: names and roles', () => {
   /** The refusal a start gets: its kind, reason and message. */
-  const refusal = async (p: Promise<unknown>) => {
-    const err = await p.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(BridgeError);
-    const { kind, reason, message } = err as BridgeError;
-    return { kind, reason, message };
-  };
 
   it('refuses a malformed name or role, spawning nothing', async () => {
     const { manager, provider, request } = setup();
@@ -390,13 +387,13 @@ describe('SessionManager: names and roles', () => {
       randomUUID(),
       randomUUID().toUpperCase(),
     ]) {
-      expect(await refusal(manager.start(alpha, request({ name })))).toMatchObject({
+      expect(await refusalOf(() => manager.start(alpha, request({ name })))).toMatchObject({
         kind: 'invalid_argument',
         reason: 'session_name_invalid',
         message: expect.stringMatching(/^name /),
       });
     }
-    expect(await refusal(manager.start(alpha, request({ role: 'a/b' })))).toMatchObject({
+    expect(await refusalOf(() => manager.start(alpha, request({ role: 'a/b' })))).toMatchObject({
       kind: 'invalid_argument',
       reason: 'session_role_invalid',
     });
@@ -431,7 +428,7 @@ describe('SessionManager: names and roles', () => {
       'the start',
       manager.start(alpha, request({ name: 'lead', role: 'r' })),
     );
-    const taken = await refusal(manager.start(alpha, request({ name: 'lead' })));
+    const taken = await refusalOf(() => manager.start(alpha, request({ name: 'lead' })));
     expect(taken).toMatchObject({ kind: 'already_exists', reason: 'session_name_in_use' });
     expect(taken.message).toContain(lead.sessionId);
     expect(provider.agents).toHaveLength(1);

@@ -100,3 +100,16 @@ export async function kindOf(fn: () => unknown): Promise<string> {
     throw err;
   }
 }
+
+/** How `fn` is refused: the BridgeError's kind, reason and message; fails when it succeeds. */
+export async function refusalOf(
+  fn: () => unknown,
+): Promise<{ kind: string; reason: string; message: string }> {
+  try {
+    await fn();
+  } catch (err) {
+    if (!(err instanceof BridgeError)) throw err;
+    return { kind: err.kind, reason: err.reason, message: err.message };
+  }
+  throw new Error('the call was accepted');
+}
