@@ -115,6 +115,14 @@ export class EventRenderer {
         return e.text;
       case 'STDERR':
         return s.dim(e.text);
+      case 'CONTEXT_POSTED':
+        return s.magenta(
+          `✎ ${str(data.from) ?? '?'} posted ${str(data.category) ?? ''} #${data.post_id} (${str(data.priority) ?? 'info'}): ${compact(e.text)}`,
+        );
+      case 'MESSAGE_SENT':
+        return s.magenta(`✉ to ${str(data.to) ?? '?'} #${data.message_id}: ${compact(e.text)}`);
+      case 'MESSAGE_RECEIVED':
+        return s.magenta(`✉ from ${str(data.from) ?? '?'} #${data.message_id}: ${compact(e.text)}`);
       default:
         return undefined;
     }

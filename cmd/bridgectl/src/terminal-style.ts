@@ -6,6 +6,7 @@ export interface Style {
   yellow: (s: string) => string;
   cyan: (s: string) => string;
   green: (s: string) => string;
+  magenta: (s: string) => string;
 }
 
 const ansi = (code: number) => (s: string) => `\x1b[${code}m${s}\x1b[0m`;
@@ -16,6 +17,7 @@ export const COLOURS: Style = {
   yellow: ansi(33),
   cyan: ansi(36),
   green: ansi(32),
+  magenta: ansi(35),
 };
 export const PLAIN: Style = {
   dim: (s) => s,
@@ -24,6 +26,7 @@ export const PLAIN: Style = {
   yellow: (s) => s,
   cyan: (s) => s,
   green: (s) => s,
+  magenta: (s) => s,
 };
 
 /** Whether to colour: a terminal, and NO_COLOR unset or empty (no-color.org). */

@@ -8,7 +8,7 @@
 export type Audit = (record: AuditRecord) => void;
 
 /** What a record is about. */
-export type AuditKind = 'call' | 'tls' | 'connection' | 'session' | 'permission';
+export type AuditKind = 'call' | 'tls' | 'connection' | 'session' | 'permission' | 'collab';
 
 export interface AuditRecord {
   kind: AuditKind;

@@ -10,6 +10,7 @@ import type {
   StoredSession,
 } from '@agent-bridge/bridge';
 import { type Database, open, type RootDatabase } from 'lmdb';
+import { LmdbCollab } from './lmdb-collab.js';
 import { lockPath, type PathLock } from './private/path-lock.js';
 import { checkNotTruncated, StoreDamagedError } from './private/truncation-check.js';
 
@@ -38,6 +39,7 @@ const HISTORY_KEY = 'history_id';
  */
 export class LmdbStore implements SessionStore {
   readonly durable = true;
+  readonly collab: LmdbCollab;
 
   private constructor(
     readonly path: string,
@@ -48,7 +50,9 @@ export class LmdbStore implements SessionStore {
     private readonly cursors: Database<Omit<StoredCursor, 'subscriberId'>, [string, string]>,
     private readonly lock: PathLock,
     private readonly maxBytes: number,
-  ) {}
+  ) {
+    this.collab = new LmdbCollab(root);
+  }
 
   /**
    * Opens (or creates) the store at `o.path`. Refuses a directory another
@@ -64,7 +68,7 @@ export class LmdbStore implements SessionStore {
       if (existsSync(file) && statSync(file).size === 0) {
         throw new StoreDamagedError(file, 'it is empty');
       }
-      const root = open({ path: o.path, maxDbs: 8, noSync: o.sync === false });
+      const root = open({ path: o.path, maxDbs: 12, noSync: o.sync === false });
       try {
         const info = root.getStats() as { lastPageNumber?: number; pageSize?: number };
         checkNotTruncated(o.path, info.lastPageNumber ?? 0, info.pageSize ?? 4096);
@@ -151,7 +155,7 @@ export class LmdbStore implements SessionStore {
    */
   size(): { usedBytes: number; maxBytes: number } {
     let usedBytes = 0;
-    for (const db of [this.events, this.records, this.cursors]) {
+    for (const db of [this.events, this.records, this.cursors, ...this.collab.databases]) {
       const s = db.getStats() as PageStats;
       usedBytes += (s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages) * s.pageSize;
     }

@@ -151,7 +151,7 @@ describe('public contract names', () => {
     }
   });
 
-  it('EventType has the seven lifecycle values and the agent-level ones', () => {
+  it('EventType has the lifecycle values, the agent-level ones and the collaboration ones', () => {
     const e = registry.getEnum('bridge.v1.EventType');
     expect(e?.values.map((v) => v.name)).toEqual([
       'EVENT_TYPE_UNSPECIFIED',
@@ -172,6 +172,9 @@ describe('public contract names', () => {
       'EVENT_TYPE_PERMISSION_REQUESTED',
       'EVENT_TYPE_PERMISSION_RESOLVED',
       'EVENT_TYPE_SESSION_RESUMED',
+      'EVENT_TYPE_CONTEXT_POSTED',
+      'EVENT_TYPE_MESSAGE_SENT',
+      'EVENT_TYPE_MESSAGE_RECEIVED',
     ]);
     expect(e?.values[0]?.number).toBe(0);
   });

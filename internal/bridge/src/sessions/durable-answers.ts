@@ -1,5 +1,6 @@
-import { unavailable } from '../errors.js';
+import { precondition, unavailable } from '../errors.js';
 import type { SessionStore, StoredCursor } from '../store/session-store.js';
+import { preview } from '../validate.js';
 import type { Session } from './session.js';
 
 /**
@@ -38,4 +39,19 @@ export async function keptCursor(
     );
   }
   return cursor.ackSeq;
+}
+
+/**
+ * An ack names the history its events were read from ('' for none): one of
+ * another history (a restart with a new or wiped store came between the
+ * read and the ack) must not move a cursor of this one, whose seqs mean
+ * other events.
+ */
+export function checkAckHistory(acked: string, current: string): void {
+  if (acked !== '' && acked !== current) {
+    throw precondition(
+      `history_id ${preview(acked)} is not this daemon's history ${current}: the acknowledged events were read before its session store was new or wiped (or from another daemon), so no cursor was moved`,
+      'ack_of_other_history',
+    );
+  }
 }

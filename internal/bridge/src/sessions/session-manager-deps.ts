@@ -3,6 +3,7 @@ import type { Audit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
 import type { EventCodec } from '../events/event-codec.js';
 import type { EventObserver } from '../events/event-observer.js';
+import type { BucketLimit } from '../limits/token-buckets.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { CoreSettings, Logger } from '../types.js';
 
@@ -29,4 +30,6 @@ export interface SessionManagerDeps {
   store?: SessionStore;
   /** The history id of the memory store used when no `store` is given (tests); new each time unless given. */
   historyId?: string;
+  /** Posts and messages each author may make (COLLAB_RATE unless given). */
+  collabRate?: BucketLimit;
 }

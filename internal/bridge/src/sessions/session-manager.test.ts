@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor, within } from '@agent-bridge/waits';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Party, PostDraft } from '../collaboration/collab-types.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { FakeProvider } from '../testing/fake-provider.js';
 import {
@@ -447,6 +448,117 @@ describe('SessionManager: names and roles', () => {
     expect(await kindOf(() => manager.start(alpha, { ...req, name: 'b' }))).toBe('already_exists');
     expect(await kindOf(() => manager.start(alpha, { ...req, role: '' }))).toBe('already_exists');
     expect(await within('the retry', manager.start(alpha, { ...req }))).toEqual(first);
+  });
+});
+
+describe('SessionManager: collaboration between its sessions', () => {
+  const party = (s: SessionSnapshot): Party => ({
+    kind: 'session',
+    id: s.sessionId,
+    name: s.name,
+    role: s.role,
+  });
+  const alice: Party = { kind: 'person', id: 'cp-alpha', name: 'cp-alpha', role: '' };
+  const post = (over: Partial<PostDraft> = {}): PostDraft => ({
+    category: 'finding',
+    priority: 'high',
+    content: 'tests need NODE_ENV=test',
+    targets: [],
+    threadId: '',
+    replyTo: 0,
+    metadata: {},
+    ...over,
+  });
+
+  it('a post is an event on its author and the sessions it targets, not on others', async () => {
+    const { manager, request, history } = setup({ maxPerProject: 5 });
+    const [lead, dev, qa] = await Promise.all(
+      ['lead', 'dev', 'qa'].map((name) =>
+        manager.start(alpha, request({ name, role: `${name}-role` })),
+      ),
+    );
+    const p = await manager.collaboration.post(
+      'alpha',
+      party(lead!),
+      post({ targets: ['dev-role'] }),
+    );
+    for (const s of [lead!, dev!, qa!]) await manager.stop(alpha, s.sessionId, false);
+    const posted = async (s: SessionSnapshot) =>
+      (await history(s.sessionId)).filter((e) => e.type === 'CONTEXT_POSTED');
+    const [onDev] = await posted(dev!);
+    expect(onDev).toMatchObject({
+      text: 'tests need NODE_ENV=test',
+      data: {
+        post_id: p.id,
+        from: 'lead',
+        from_kind: 'session',
+        from_role: 'lead-role',
+        targets: ['dev-role'],
+      },
+    });
+    expect(await posted(lead!)).toHaveLength(1);
+    expect(await posted(qa!)).toEqual([]);
+  });
+
+  it('a message with deliver: turn is recorded on both ends and given to the agent as input', async () => {
+    const { manager, request, history } = setup({ maxInputBytes: 65_536 });
+    const lead = await manager.start(alpha, request({ name: 'lead' }));
+    const dev = await manager.start(alpha, request({ name: 'dev', role: 'implementer' }));
+    const [m] = await manager.collaboration.send('alpha', party(lead), {
+      to: { session: 'dev' },
+      content: 'write the tests',
+      threadId: '',
+      deliver: 'turn',
+    });
+    await manager.collaboration.send('alpha', alice, {
+      to: { role: 'implementer' },
+      content: 'and the docs',
+      threadId: '',
+      deliver: 'inbox',
+    });
+    await manager.stop(alpha, dev.sessionId, false);
+    await manager.stop(alpha, lead.sessionId, false);
+    const onDev = await history(dev.sessionId);
+    const kinds = onDev.map((e) => e.type);
+    expect(kinds.indexOf('MESSAGE_RECEIVED')).toBeLessThan(kinds.indexOf('INPUT_RECEIVED'));
+    expect(onDev.filter((e) => e.type === 'MESSAGE_RECEIVED').map((e) => e.data)).toEqual([
+      expect.objectContaining({ message_id: m!.id, from: 'lead', deliver: 'turn' }),
+      expect.objectContaining({ from: 'cp-alpha', from_kind: 'person', deliver: 'inbox' }),
+    ]);
+    const inputs = onDev.filter((e) => e.type === 'INPUT_RECEIVED');
+    expect(inputs).toHaveLength(1);
+    expect(inputs[0]?.text).toContain(`Message ${m!.id} from lead`);
+    expect(inputs[0]?.text).toContain('write the tests');
+    const onLead = await history(lead.sessionId);
+    expect(onLead.find((e) => e.type === 'MESSAGE_SENT')?.data).toMatchObject({
+      message_id: m!.id,
+      to: 'dev',
+      to_kind: 'session',
+    });
+    // Given as a turn, it is read; the other waits unread.
+    const unread = await manager.collaboration.inbox('alpha', party(dev), { unreadOnly: true });
+    expect(unread.map((x) => x.content)).toEqual(['and the docs']);
+  });
+
+  it('who lists the live sessions of the project; a stopped one leaves, another project never shows', async () => {
+    const { manager, request } = setup();
+    const a = await manager.start(alpha, request({ name: 'a', role: 'r' }));
+    await manager.start(beta, request({ projectId: 'beta', name: 'b' }));
+    expect(manager.collaboration.who('alpha')).toEqual([
+      expect.objectContaining({ sessionId: a.sessionId, name: 'a', role: 'r', status: 'RUNNING' }),
+    ]);
+    await manager.stop(alpha, a.sessionId, false);
+    expect(manager.collaboration.who('alpha')).toEqual([]);
+    expect(
+      await refusalOf(() =>
+        manager.collaboration.send('alpha', alice, {
+          to: { session: 'a' },
+          content: 'x',
+          threadId: '',
+          deliver: 'inbox',
+        }),
+      ),
+    ).toMatchObject({ kind: 'not_found' });
   });
 });
 

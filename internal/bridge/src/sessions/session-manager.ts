@@ -2,6 +2,7 @@ import type { Provider } from '@agent-bridge/providers';
 import { ScopeEnded, scope } from '@agent-bridge/scope';
 import { noAudit } from '../audit.js';
 import { type Clock, systemClock, systemTimers, type Timers } from '../clock.js';
+import type { Collaboration } from '../collaboration/collaboration.js';
 import { precondition, unavailable } from '../errors.js';
 import { jsonEventCodec } from '../events/event-codec.js';
 import { noEventObserver } from '../events/event-observer.js';
@@ -27,9 +28,9 @@ import type {
   SessionStatus,
   StartRequest,
 } from '../types.js';
-import { checkPermissionAnswer, checkSubscriberId, preview } from '../validate.js';
+import { checkPermissionAnswer, checkSubscriberId } from '../validate.js';
 import { checkStart, startingProvider } from './check-start.js';
-import { committed, keptCursor } from './durable-answers.js';
+import { checkAckHistory, committed, keptCursor } from './durable-answers.js';
 import { endForShutdown } from './end-for-shutdown.js';
 import { launchAgent } from './launch-agent.js';
 import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
@@ -40,6 +41,7 @@ import { sendInput } from './send-input.js';
 import { Session, type SessionDeps } from './session.js';
 import { auditStopRequest } from './session-audit.js';
 import { census, countSessions } from './session-census.js';
+import { collaborationOf } from './session-directory.js';
 import type { SessionManagerDeps } from './session-manager-deps.js';
 import { SessionTable } from './session-table.js';
 import { startSweeper } from './sweeper.js';
@@ -63,6 +65,8 @@ export class SessionManager {
   /** What every event and cursor here belongs to: the store's history. */
   readonly historyId: string;
   private readonly store: SessionStore;
+  /** The projects' context bus and messages (docs/collaboration.md). */
+  readonly collaboration: Collaboration;
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.store = deps.store ?? memoryStore(deps.historyId);
@@ -90,6 +94,7 @@ export class SessionManager {
       },
       this.daemon.signal,
     );
+    this.collaboration = collaborationOf(this.sessions, this.store, this.clock, this.timers, deps);
     for (const stored of this.store.storedSessions()) {
       const live = restoreSession(stored, this.sessionDeps(), this.sessions, deps.providers);
       if (live) resumeAgent(live, { allowed: this.allowed, timers: this.timers, ...deps });
@@ -262,12 +267,7 @@ export class SessionManager {
     return this.subscriptions.open(this.sessions.find(caller, req.sessionId), req, signal, batch);
   }
 
-  /**
-   * Moves a subscriber's cursor forward. `historyId` (optional, '' for
-   * none) names the history the acknowledged events were read from: an ack
-   * of another history (a restart came between the read and the ack)
-   * must not move a cursor of this one, whose seqs mean other events.
-   */
+  /** Moves a subscriber's cursor forward; `historyId` as `checkAckHistory` takes it. */
   async ack(
     caller: Caller,
     sessionId: string,
@@ -277,12 +277,7 @@ export class SessionManager {
   ): Promise<number> {
     checkSubscriberId(subscriberId, true);
     const session = this.sessions.find(caller, sessionId);
-    if (historyId !== '' && historyId !== this.historyId) {
-      throw precondition(
-        `history_id ${preview(historyId)} is not this daemon's history ${this.historyId}: the acknowledged events were read before its session store was new or wiped (or from another daemon), so no cursor was moved`,
-        'ack_of_other_history',
-      );
-    }
+    checkAckHistory(historyId, this.historyId);
     const cursor = this.subscriptions.ack(session, subscriberId, ackSeq);
     return keptCursor(this.store, session.id, {
       subscriberId,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { memoryCollabStore } from '../collaboration/collab-store.js';
 import type { CommitSink, EventLog, SessionStore } from './session-store.js';
 
 /**
@@ -21,5 +22,6 @@ export function memoryStore(historyId: string = randomUUID()): SessionStore {
     forgetSession: () => undefined,
     // The rings are the data: bounded by the session limits, not by a store.
     size: () => ({ usedBytes: 0, maxBytes: 0 }),
+    collab: memoryCollabStore(),
   };
 }

@@ -1,3 +1,4 @@
+import type { CollabStore } from '../collaboration/collab-store.js';
 import type { SessionFacts, SessionStatus, StartRequest } from '../types.js';
 
 /**
@@ -37,6 +38,8 @@ export interface SessionStore {
    * session is started; running ones go on, each within its own bounds.
    */
   size(): { usedBytes: number; maxBytes: number };
+  /** The projects' context bus and messages, kept with the sessions. */
+  readonly collab: CollabStore;
 }
 
 /** What a store keeps of a session beside its events: enough to serve it after a restart. */

@@ -1,3 +1,4 @@
+import { memoryCollabStore } from '../collaboration/collab-store.js';
 import type {
   CommitSink,
   EventLog,
@@ -29,6 +30,7 @@ export class HeldStore implements SessionStore {
   readonly cursors = new Map<string, Map<string, StoredCursor>>();
   /** What `size` reports: a test sets it to make the store full. */
   sizeNow = { usedBytes: 0, maxBytes: 0 };
+  readonly collab = memoryCollabStore();
   private readonly sinks = new Map<string, CommitSink>();
 
   eventLog(sessionId: string, sink: CommitSink, keptFrom = 1): EventLog {

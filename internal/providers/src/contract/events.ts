@@ -16,7 +16,10 @@ export type EventType =
   | 'AGENT_ERROR'
   | 'PERMISSION_REQUESTED'
   | 'PERMISSION_RESOLVED'
-  | 'SESSION_RESUMED';
+  | 'SESSION_RESUMED'
+  | 'CONTEXT_POSTED'
+  | 'MESSAGE_SENT'
+  | 'MESSAGE_RECEIVED';
 
 export type EventStream = 'system' | 'stdout' | 'stderr';
 

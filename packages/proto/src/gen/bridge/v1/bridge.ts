@@ -253,6 +253,27 @@ export enum EventType {
    * again.
    */
   EVENT_TYPE_SESSION_RESUMED = 17,
+  /**
+   * EVENT_TYPE_CONTEXT_POSTED - A post on the project's context bus: on its author's session and on
+   * each live session it targets (by name or role). `data`: `post_id`,
+   * `category`, `priority` (info, high, urgent), `from` (the author's name,
+   * or its id when unnamed), `from_kind` (session, person), `from_role`,
+   * `targets`, `thread_id`, `reply_to` (0 for none), `metadata`.
+   */
+  EVENT_TYPE_CONTEXT_POSTED = 18,
+  /**
+   * EVENT_TYPE_MESSAGE_SENT - A message this session sent. `data`: `message_id`, `to` (the
+   * recipient's name or id), `to_kind`, `thread_id`, `reply_to`, `deliver`
+   * (inbox, turn).
+   */
+  EVENT_TYPE_MESSAGE_SENT = 19,
+  /**
+   * EVENT_TYPE_MESSAGE_RECEIVED - A message to this session. `data`: `message_id`, `from`, `from_kind`,
+   * `from_role`, `thread_id`, `reply_to`, `deliver`. With `deliver` turn
+   * the message is also given to the agent as input (an INPUT_RECEIVED
+   * follows, after the turn that was running).
+   */
+  EVENT_TYPE_MESSAGE_RECEIVED = 20,
   UNRECOGNIZED = -1,
 }
 
@@ -312,6 +333,15 @@ export function eventTypeFromJSON(object: any): EventType {
     case 17:
     case "EVENT_TYPE_SESSION_RESUMED":
       return EventType.EVENT_TYPE_SESSION_RESUMED;
+    case 18:
+    case "EVENT_TYPE_CONTEXT_POSTED":
+      return EventType.EVENT_TYPE_CONTEXT_POSTED;
+    case 19:
+    case "EVENT_TYPE_MESSAGE_SENT":
+      return EventType.EVENT_TYPE_MESSAGE_SENT;
+    case 20:
+    case "EVENT_TYPE_MESSAGE_RECEIVED":
+      return EventType.EVENT_TYPE_MESSAGE_RECEIVED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -357,6 +387,12 @@ export function eventTypeToJSON(object: EventType): string {
       return "EVENT_TYPE_PERMISSION_RESOLVED";
     case EventType.EVENT_TYPE_SESSION_RESUMED:
       return "EVENT_TYPE_SESSION_RESUMED";
+    case EventType.EVENT_TYPE_CONTEXT_POSTED:
+      return "EVENT_TYPE_CONTEXT_POSTED";
+    case EventType.EVENT_TYPE_MESSAGE_SENT:
+      return "EVENT_TYPE_MESSAGE_SENT";
+    case EventType.EVENT_TYPE_MESSAGE_RECEIVED:
+      return "EVENT_TYPE_MESSAGE_RECEIVED";
     case EventType.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
