@@ -1,5 +1,6 @@
 import type { BytesStreamingServer } from './event-wire.js';
 import { callKit } from './private/call-kit.js';
+import { collabHandlers } from './private/collab-handlers.js';
 import { daemonHandlers } from './private/daemon-handlers.js';
 import { eventStreams } from './private/event-streams.js';
 import { sessionHandlers } from './private/session-handlers.js';
@@ -13,5 +14,10 @@ import type { ServiceContext } from './service-context.js';
  */
 export function createBridgeService(ctx: ServiceContext): BytesStreamingServer {
   const kit = callKit(ctx);
-  return { ...sessionHandlers(kit), ...eventStreams(kit), ...daemonHandlers(kit) };
+  return {
+    ...sessionHandlers(kit),
+    ...eventStreams(kit),
+    ...daemonHandlers(kit),
+    ...collabHandlers(kit),
+  };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { scope } from '@agent-bridge/scope';
+import { type ContextBus, contextBus, type Messages, messages } from './collaboration.js';
 import { MemoryCursorStore } from './cursor-store.js';
 import { EventStream } from './event-stream.js';
 import type { EventStreamOptions } from './event-stream-options.js';
@@ -53,6 +54,10 @@ export class BridgeClient {
   private readonly tokens: Tokens;
   private readonly backoff: Backoff;
   private readonly unary: Unary;
+  /** The project's context bus, as this client's caller (docs/collaboration.md). */
+  readonly context: ContextBus;
+  /** Messages to and from this client's caller. */
+  readonly messages: Messages;
   private readonly reconnectMs: number;
   private readonly cursors;
   /** The client's scope: ended by close(); every stream of the client lives inside it. */
@@ -71,6 +76,8 @@ export class BridgeClient {
       callMs: options.timeouts?.callMs ?? DEFAULT_CALL_MS,
       clientClosed: this.closing.signal,
     });
+    this.context = contextBus(this.unary);
+    this.messages = messages(this.unary);
     this.reconnectMs = options.timeouts?.reconnectMs ?? DEFAULT_RECONNECT_MS;
     this.cursors = options.cursorStore ?? new MemoryCursorStore();
   }

@@ -1,4 +1,17 @@
 export { BridgeClient } from './client.js';
+export type {
+  BridgeMessage,
+  ContextBus,
+  ContextPage,
+  ContextPost,
+  Messages,
+  Party,
+  PostOptions,
+  Priority,
+  ReadOptions,
+  Recipient,
+  SendOptions,
+} from './collaboration.js';
 export {
   type Cursor,
   type CursorKey,

@@ -49,6 +49,11 @@ describe('descriptor set', () => {
       'ListProviders',
       'GetRevocationLists',
       'RespondPermission',
+      'PostContext',
+      'ReadContext',
+      'AckContext',
+      'SendMessage',
+      'ListMessages',
     ]);
     const kinds = Object.fromEntries(svc!.methods.map((m) => [m.name, m.methodKind]));
     expect(kinds.StreamEvents).toBe('server_streaming');

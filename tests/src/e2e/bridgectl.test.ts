@@ -212,6 +212,41 @@ describe('bridgectl', () => {
     }
   });
 
+  it('context post, read and ack, messages send and list: the collaboration commands', async () => {
+    const posted = await ctl([
+      'context',
+      'post',
+      'finding',
+      'flaky test in ci',
+      '--priority',
+      'high',
+      '--meta',
+      'file=a.ts',
+      '--json',
+    ]);
+    expect(posted).toMatchObject({ code: 0, stderr: '' });
+    const post = JSON.parse(posted.stdout) as { id: number; from: { id: string } };
+    const read = await ctl(['context', 'read', '--unacked']);
+    expect(read.stdout).toMatch(
+      new RegExp(`#${post.id} \\S+ ${post.from.id} finding/high: flaky test in ci\n`),
+    );
+    expect(read.stdout).toMatch(/\ncursor \d+\n$/);
+    expect((await ctl(['context', 'ack', String(post.id)])).stdout).toBe('acked: 1 new\n');
+    expect((await ctl(['context', 'read', '--unacked'])).stdout).not.toContain('flaky test in ci');
+    const bad = await ctl(['context', 'post', 'finding', 'x', '--reply-to', 'first']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--reply-to wants a number');
+    const sent = await ctl(['messages', 'send', '--person', post.from.id, 'note to self']);
+    expect(sent).toMatchObject({ code: 0, stderr: '' });
+    expect((await ctl(['messages', 'list', '--unread'])).stdout).toMatch(/note to self\n/);
+    expect((await ctl(['messages', 'list', '--unread'])).stdout).toBe('no messages\n');
+    const nobody = await ctl(['messages', 'send', 'hello?']);
+    expect(nobody.stderr).toContain('give exactly one of --to, --role, --person, --reply-to');
+    const ghost = await ctl(['messages', 'send', '--to', 'ghost', 'hello?']);
+    expect(ghost.code).not.toBe(0);
+    expect(ghost.stderr).toContain('no live session "ghost" in this project');
+  });
+
   it('events --follow resumes after the connection drops, without a gap or a repeat', async () => {
     const proxy = await startTcpProxy(daemon.port);
     const id = (

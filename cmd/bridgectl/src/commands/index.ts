@@ -1,5 +1,6 @@
 import type { Command } from '@agent-bridge/cli';
 import type { CtlIo } from '../ctl-io.js';
+import { collaborationCommands } from './collaboration.js';
 import { eventsCommand } from './events.js';
 import { healthCommand } from './health.js';
 import { permissionsCommands } from './permissions.js';
@@ -26,5 +27,6 @@ export const COMMANDS: readonly Command<CtlIo>[] = [
   sessionsStopCommand,
   eventsCommand,
   ...permissionsCommands,
+  ...collaborationCommands,
   runCommand,
 ];

@@ -16,7 +16,12 @@ type UnaryName =
   | 'respondPermission'
   | 'ackEvents'
   | 'health'
-  | 'listProviders';
+  | 'listProviders'
+  | 'postContext'
+  | 'readContext'
+  | 'ackContext'
+  | 'sendMessage'
+  | 'listMessages';
 /** The generated signature (request, metadata, options, callback) of a unary RPC. */
 type Signature<M extends UnaryName> = Parameters<BridgeServiceClient[M]>;
 type RequestOf<M extends UnaryName> = Signature<M>[0];

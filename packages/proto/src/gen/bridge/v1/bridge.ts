@@ -885,6 +885,157 @@ export interface RespondPermissionResponse {
   seq: bigint;
 }
 
+/**
+ * Who posted or sent: a session of the project, or a person (a token's
+ * subject). Set by the daemon from the caller's credentials.
+ */
+export interface Party {
+  /** "session" or "person". */
+  kind: string;
+  /** The session id, or the person's subject. */
+  id: string;
+  /** The session's name (empty when unnamed), or the person's subject. */
+  name: string;
+  /** The session's role; empty for a person. */
+  role: string;
+}
+
+/** A post on a project's context bus. */
+export interface ContextPost {
+  /** 1, 2, 3... within the project, in the order posted: the read cursor. */
+  id: bigint;
+  from: Party | undefined;
+  postedAt: Date | undefined;
+  category: string;
+  /** "info", "high" or "urgent". */
+  priority: string;
+  content: string;
+  /** Session names or roles it is meant for; empty: everyone. */
+  targets: string[];
+  threadId: string;
+  /** The post it answers; 0 for none. */
+  replyTo: bigint;
+  metadata: { [key: string]: string };
+}
+
+export interface ContextPost_MetadataEntry {
+  key: string;
+  value: string;
+}
+
+export interface PostContextRequest {
+  /** 1-64 of A-Z a-z 0-9 . _ -, from a letter or digit ("finding", "decision"). */
+  category: string;
+  /** "info" (default when empty), "high" or "urgent". */
+  priority: string;
+  /** 1 byte to 16 KiB of UTF-8, not blank. */
+  content: string;
+  /** At most 16 session names or roles; empty: everyone in the project. */
+  targets: string[];
+  /** At most 128 bytes, no control characters. */
+  threadId: string;
+  /** A post of the project this answers; 0 for none. */
+  replyTo: bigint;
+  /** At most 32 entries; keys 1-64 characters, values at most 1 KiB. */
+  metadata: { [key: string]: string };
+}
+
+export interface PostContextRequest_MetadataEntry {
+  key: string;
+  value: string;
+}
+
+export interface PostContextResponse {
+  post: ContextPost | undefined;
+}
+
+export interface ReadContextRequest {
+  /** Only posts after this id: the previous read's `cursor` (0: from the oldest kept). */
+  afterId: bigint;
+  /** Only posts made at or after this time. */
+  since: Date | undefined;
+  category: string;
+  /** Only posts of this author: a session name or id, or a person's subject. */
+  source: string;
+  threadId: string;
+  /** Only posts the caller has not acknowledged. */
+  unacked: boolean;
+  /** 1-200; 0 means 50. */
+  limit: number;
+}
+
+export interface ReadContextResponse {
+  posts: ContextPost[];
+  /** The id of the last post looked at: pass it as after_id to read on. */
+  cursor: bigint;
+}
+
+export interface AckContextRequest {
+  postIds: bigint[];
+}
+
+export interface AckContextResponse {
+  /** How many of the posts were not acknowledged by the caller before. */
+  acked: number;
+}
+
+/** A message between two parties of a project. */
+export interface BridgeMessage {
+  /** 1, 2, 3... within the project. */
+  id: bigint;
+  from: Party | undefined;
+  to: Party | undefined;
+  sentAt: Date | undefined;
+  content: string;
+  /** Its own id (as text) when it started the thread. */
+  threadId: string;
+  /** The message it answers; 0 for none. */
+  replyTo: bigint;
+  /** "inbox" or "turn" (given to the session's agent as input too). */
+  deliver: string;
+  /** When the recipient read it; unset while unread. */
+  readAt: Date | undefined;
+}
+
+export interface SendMessageRequest {
+  /** A live session of the project, by name or id. */
+  session?:
+    | string
+    | undefined;
+  /** Every live session of the project with this role. */
+  role?:
+    | string
+    | undefined;
+  /** A person, by token subject. */
+  person?:
+    | string
+    | undefined;
+  /** 1 byte to 16 KiB of UTF-8, not blank. */
+  content: string;
+  /** At most 128 bytes; empty starts a thread. */
+  threadId: string;
+  /** "inbox" (default when empty) or "turn". */
+  deliver: string;
+  /** A message of the caller's inbox to answer: to its sender, in its thread. */
+  replyTo: bigint;
+}
+
+export interface SendMessageResponse {
+  /** One per recipient. */
+  messages: BridgeMessage[];
+}
+
+export interface ListMessagesRequest {
+  /** 1-200; 0 means 50. */
+  limit: number;
+  /** Only unread messages. */
+  unreadOnly: boolean;
+}
+
+export interface ListMessagesResponse {
+  messages: BridgeMessage[];
+}
+
 export interface HealthRequest {
 }
 
@@ -3561,6 +3712,1889 @@ export const RespondPermissionResponse: MessageFns<RespondPermissionResponse> = 
   },
 };
 
+function createBaseParty(): Party {
+  return { kind: "", id: "", name: "", role: "" };
+}
+
+export const Party: MessageFns<Party> = {
+  encode(message: Party, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.role !== "") {
+      writer.uint32(34).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Party {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseParty();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Party {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: Party): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Party>, I>>(base?: I): Party {
+    return Party.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Party>, I>>(object: I): Party {
+    const message = createBaseParty();
+    message.kind = object.kind ?? "";
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseContextPost(): ContextPost {
+  return {
+    id: 0n,
+    from: undefined,
+    postedAt: undefined,
+    category: "",
+    priority: "",
+    content: "",
+    targets: [],
+    threadId: "",
+    replyTo: 0n,
+    metadata: {},
+  };
+}
+
+export const ContextPost: MessageFns<ContextPost> = {
+  encode(message: ContextPost, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0n) {
+      if (BigInt.asUintN(64, message.id) !== message.id) {
+        throw new globalThis.Error("value provided for field message.id of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.id);
+    }
+    if (message.from !== undefined) {
+      Party.encode(message.from, writer.uint32(18).fork()).join();
+    }
+    if (message.postedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.postedAt), writer.uint32(26).fork()).join();
+    }
+    if (message.category !== "") {
+      writer.uint32(34).string(message.category);
+    }
+    if (message.priority !== "") {
+      writer.uint32(42).string(message.priority);
+    }
+    if (message.content !== "") {
+      writer.uint32(50).string(message.content);
+    }
+    for (const v of message.targets) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.threadId !== "") {
+      writer.uint32(66).string(message.threadId);
+    }
+    if (message.replyTo !== 0n) {
+      if (BigInt.asUintN(64, message.replyTo) !== message.replyTo) {
+        throw new globalThis.Error("value provided for field message.replyTo of type uint64 too large");
+      }
+      writer.uint32(72).uint64(message.replyTo);
+    }
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      ContextPost_MetadataEntry.encode({ key: key as any, value }, writer.uint32(82).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ContextPost {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseContextPost();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.from = Party.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.postedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.priority = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.content = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.targets.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.threadId = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.replyTo = reader.uint64() as bigint;
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            const entry10 = ContextPost_MetadataEntry.decode(reader, reader.uint32());
+            if (entry10.value !== undefined) {
+              message.metadata[entry10.key] = entry10.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ContextPost {
+    return {
+      id: isSet(object.id) ? BigInt(object.id) : 0n,
+      from: isSet(object.from) ? Party.fromJSON(object.from) : undefined,
+      postedAt: isSet(object.postedAt)
+        ? fromJsonTimestamp(object.postedAt)
+        : isSet(object.posted_at)
+        ? fromJsonTimestamp(object.posted_at)
+        : undefined,
+      category: isSet(object.category) ? globalThis.String(object.category) : "",
+      priority: isSet(object.priority) ? globalThis.String(object.priority) : "",
+      content: isSet(object.content) ? globalThis.String(object.content) : "",
+      targets: globalThis.Array.isArray(object?.targets) ? object.targets.map((e: any) => globalThis.String(e)) : [],
+      threadId: isSet(object.threadId)
+        ? globalThis.String(object.threadId)
+        : isSet(object.thread_id)
+        ? globalThis.String(object.thread_id)
+        : "",
+      replyTo: isSet(object.replyTo) ? BigInt(object.replyTo) : isSet(object.reply_to) ? BigInt(object.reply_to) : 0n,
+      metadata: isObject(object.metadata)
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: ContextPost): unknown {
+    const obj: any = {};
+    if (message.id !== 0n) {
+      obj.id = message.id.toString();
+    }
+    if (message.from !== undefined) {
+      obj.from = Party.toJSON(message.from);
+    }
+    if (message.postedAt !== undefined) {
+      obj.postedAt = message.postedAt.toISOString();
+    }
+    if (message.category !== "") {
+      obj.category = message.category;
+    }
+    if (message.priority !== "") {
+      obj.priority = message.priority;
+    }
+    if (message.content !== "") {
+      obj.content = message.content;
+    }
+    if (message.targets?.length) {
+      obj.targets = message.targets;
+    }
+    if (message.threadId !== "") {
+      obj.threadId = message.threadId;
+    }
+    if (message.replyTo !== 0n) {
+      obj.replyTo = message.replyTo.toString();
+    }
+    if (message.metadata) {
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
+      if (entries.length > 0) {
+        obj.metadata = {};
+        entries.forEach(([k, v]) => {
+          obj.metadata[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ContextPost>, I>>(base?: I): ContextPost {
+    return ContextPost.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ContextPost>, I>>(object: I): ContextPost {
+    const message = createBaseContextPost();
+    message.id = (object.id !== undefined && object.id !== null) ? BigInt(object.id) : 0n;
+    message.from = (object.from !== undefined && object.from !== null) ? Party.fromPartial(object.from) : undefined;
+    message.postedAt = object.postedAt ?? undefined;
+    message.category = object.category ?? "";
+    message.priority = object.priority ?? "";
+    message.content = object.content ?? "";
+    message.targets = object.targets?.map((e) => e) || [];
+    message.threadId = object.threadId ?? "";
+    message.replyTo = (object.replyTo !== undefined && object.replyTo !== null) ? BigInt(object.replyTo) : 0n;
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseContextPost_MetadataEntry(): ContextPost_MetadataEntry {
+  return { key: "", value: "" };
+}
+
+export const ContextPost_MetadataEntry: MessageFns<ContextPost_MetadataEntry> = {
+  encode(message: ContextPost_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ContextPost_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseContextPost_MetadataEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ContextPost_MetadataEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ContextPost_MetadataEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ContextPost_MetadataEntry>, I>>(base?: I): ContextPost_MetadataEntry {
+    return ContextPost_MetadataEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ContextPost_MetadataEntry>, I>>(object: I): ContextPost_MetadataEntry {
+    const message = createBaseContextPost_MetadataEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBasePostContextRequest(): PostContextRequest {
+  return { category: "", priority: "", content: "", targets: [], threadId: "", replyTo: 0n, metadata: {} };
+}
+
+export const PostContextRequest: MessageFns<PostContextRequest> = {
+  encode(message: PostContextRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.category !== "") {
+      writer.uint32(10).string(message.category);
+    }
+    if (message.priority !== "") {
+      writer.uint32(18).string(message.priority);
+    }
+    if (message.content !== "") {
+      writer.uint32(26).string(message.content);
+    }
+    for (const v of message.targets) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.threadId !== "") {
+      writer.uint32(42).string(message.threadId);
+    }
+    if (message.replyTo !== 0n) {
+      if (BigInt.asUintN(64, message.replyTo) !== message.replyTo) {
+        throw new globalThis.Error("value provided for field message.replyTo of type uint64 too large");
+      }
+      writer.uint32(48).uint64(message.replyTo);
+    }
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      PostContextRequest_MetadataEntry.encode({ key: key as any, value }, writer.uint32(58).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PostContextRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePostContextRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.priority = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.content = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.targets.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.threadId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.replyTo = reader.uint64() as bigint;
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            const entry7 = PostContextRequest_MetadataEntry.decode(reader, reader.uint32());
+            if (entry7.value !== undefined) {
+              message.metadata[entry7.key] = entry7.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PostContextRequest {
+    return {
+      category: isSet(object.category) ? globalThis.String(object.category) : "",
+      priority: isSet(object.priority) ? globalThis.String(object.priority) : "",
+      content: isSet(object.content) ? globalThis.String(object.content) : "",
+      targets: globalThis.Array.isArray(object?.targets) ? object.targets.map((e: any) => globalThis.String(e)) : [],
+      threadId: isSet(object.threadId)
+        ? globalThis.String(object.threadId)
+        : isSet(object.thread_id)
+        ? globalThis.String(object.thread_id)
+        : "",
+      replyTo: isSet(object.replyTo) ? BigInt(object.replyTo) : isSet(object.reply_to) ? BigInt(object.reply_to) : 0n,
+      metadata: isObject(object.metadata)
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: PostContextRequest): unknown {
+    const obj: any = {};
+    if (message.category !== "") {
+      obj.category = message.category;
+    }
+    if (message.priority !== "") {
+      obj.priority = message.priority;
+    }
+    if (message.content !== "") {
+      obj.content = message.content;
+    }
+    if (message.targets?.length) {
+      obj.targets = message.targets;
+    }
+    if (message.threadId !== "") {
+      obj.threadId = message.threadId;
+    }
+    if (message.replyTo !== 0n) {
+      obj.replyTo = message.replyTo.toString();
+    }
+    if (message.metadata) {
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
+      if (entries.length > 0) {
+        obj.metadata = {};
+        entries.forEach(([k, v]) => {
+          obj.metadata[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PostContextRequest>, I>>(base?: I): PostContextRequest {
+    return PostContextRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PostContextRequest>, I>>(object: I): PostContextRequest {
+    const message = createBasePostContextRequest();
+    message.category = object.category ?? "";
+    message.priority = object.priority ?? "";
+    message.content = object.content ?? "";
+    message.targets = object.targets?.map((e) => e) || [];
+    message.threadId = object.threadId ?? "";
+    message.replyTo = (object.replyTo !== undefined && object.replyTo !== null) ? BigInt(object.replyTo) : 0n;
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBasePostContextRequest_MetadataEntry(): PostContextRequest_MetadataEntry {
+  return { key: "", value: "" };
+}
+
+export const PostContextRequest_MetadataEntry: MessageFns<PostContextRequest_MetadataEntry> = {
+  encode(message: PostContextRequest_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PostContextRequest_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePostContextRequest_MetadataEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PostContextRequest_MetadataEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: PostContextRequest_MetadataEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PostContextRequest_MetadataEntry>, I>>(
+    base?: I,
+  ): PostContextRequest_MetadataEntry {
+    return PostContextRequest_MetadataEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PostContextRequest_MetadataEntry>, I>>(
+    object: I,
+  ): PostContextRequest_MetadataEntry {
+    const message = createBasePostContextRequest_MetadataEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBasePostContextResponse(): PostContextResponse {
+  return { post: undefined };
+}
+
+export const PostContextResponse: MessageFns<PostContextResponse> = {
+  encode(message: PostContextResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.post !== undefined) {
+      ContextPost.encode(message.post, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PostContextResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePostContextResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.post = ContextPost.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PostContextResponse {
+    return { post: isSet(object.post) ? ContextPost.fromJSON(object.post) : undefined };
+  },
+
+  toJSON(message: PostContextResponse): unknown {
+    const obj: any = {};
+    if (message.post !== undefined) {
+      obj.post = ContextPost.toJSON(message.post);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PostContextResponse>, I>>(base?: I): PostContextResponse {
+    return PostContextResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PostContextResponse>, I>>(object: I): PostContextResponse {
+    const message = createBasePostContextResponse();
+    message.post = (object.post !== undefined && object.post !== null)
+      ? ContextPost.fromPartial(object.post)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseReadContextRequest(): ReadContextRequest {
+  return { afterId: 0n, since: undefined, category: "", source: "", threadId: "", unacked: false, limit: 0 };
+}
+
+export const ReadContextRequest: MessageFns<ReadContextRequest> = {
+  encode(message: ReadContextRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.afterId !== 0n) {
+      if (BigInt.asUintN(64, message.afterId) !== message.afterId) {
+        throw new globalThis.Error("value provided for field message.afterId of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.afterId);
+    }
+    if (message.since !== undefined) {
+      Timestamp.encode(toTimestamp(message.since), writer.uint32(18).fork()).join();
+    }
+    if (message.category !== "") {
+      writer.uint32(26).string(message.category);
+    }
+    if (message.source !== "") {
+      writer.uint32(34).string(message.source);
+    }
+    if (message.threadId !== "") {
+      writer.uint32(42).string(message.threadId);
+    }
+    if (message.unacked !== false) {
+      writer.uint32(48).bool(message.unacked);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(56).uint32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadContextRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadContextRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.afterId = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.since = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.threadId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.unacked = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadContextRequest {
+    return {
+      afterId: isSet(object.afterId) ? BigInt(object.afterId) : isSet(object.after_id) ? BigInt(object.after_id) : 0n,
+      since: isSet(object.since) ? fromJsonTimestamp(object.since) : undefined,
+      category: isSet(object.category) ? globalThis.String(object.category) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      threadId: isSet(object.threadId)
+        ? globalThis.String(object.threadId)
+        : isSet(object.thread_id)
+        ? globalThis.String(object.thread_id)
+        : "",
+      unacked: isSet(object.unacked) ? globalThis.Boolean(object.unacked) : false,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ReadContextRequest): unknown {
+    const obj: any = {};
+    if (message.afterId !== 0n) {
+      obj.afterId = message.afterId.toString();
+    }
+    if (message.since !== undefined) {
+      obj.since = message.since.toISOString();
+    }
+    if (message.category !== "") {
+      obj.category = message.category;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.threadId !== "") {
+      obj.threadId = message.threadId;
+    }
+    if (message.unacked !== false) {
+      obj.unacked = message.unacked;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReadContextRequest>, I>>(base?: I): ReadContextRequest {
+    return ReadContextRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadContextRequest>, I>>(object: I): ReadContextRequest {
+    const message = createBaseReadContextRequest();
+    message.afterId = (object.afterId !== undefined && object.afterId !== null) ? BigInt(object.afterId) : 0n;
+    message.since = object.since ?? undefined;
+    message.category = object.category ?? "";
+    message.source = object.source ?? "";
+    message.threadId = object.threadId ?? "";
+    message.unacked = object.unacked ?? false;
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseReadContextResponse(): ReadContextResponse {
+  return { posts: [], cursor: 0n };
+}
+
+export const ReadContextResponse: MessageFns<ReadContextResponse> = {
+  encode(message: ReadContextResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.posts) {
+      ContextPost.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.cursor !== 0n) {
+      if (BigInt.asUintN(64, message.cursor) !== message.cursor) {
+        throw new globalThis.Error("value provided for field message.cursor of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadContextResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadContextResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.posts.push(ContextPost.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.cursor = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadContextResponse {
+    return {
+      posts: globalThis.Array.isArray(object?.posts) ? object.posts.map((e: any) => ContextPost.fromJSON(e)) : [],
+      cursor: isSet(object.cursor) ? BigInt(object.cursor) : 0n,
+    };
+  },
+
+  toJSON(message: ReadContextResponse): unknown {
+    const obj: any = {};
+    if (message.posts?.length) {
+      obj.posts = message.posts.map((e) => ContextPost.toJSON(e));
+    }
+    if (message.cursor !== 0n) {
+      obj.cursor = message.cursor.toString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReadContextResponse>, I>>(base?: I): ReadContextResponse {
+    return ReadContextResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadContextResponse>, I>>(object: I): ReadContextResponse {
+    const message = createBaseReadContextResponse();
+    message.posts = object.posts?.map((e) => ContextPost.fromPartial(e)) || [];
+    message.cursor = (object.cursor !== undefined && object.cursor !== null) ? BigInt(object.cursor) : 0n;
+    return message;
+  },
+};
+
+function createBaseAckContextRequest(): AckContextRequest {
+  return { postIds: [] };
+}
+
+export const AckContextRequest: MessageFns<AckContextRequest> = {
+  encode(message: AckContextRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.postIds.length !== 0) {
+      writer.uint32(10).fork();
+      for (const v of message.postIds) {
+        if (BigInt.asUintN(64, v) !== v) {
+          throw new globalThis.Error("a value provided in array field postIds of type uint64 is too large");
+        }
+        writer.uint64(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AckContextRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAckContextRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag === 8) {
+              message.postIds.push(reader.uint64() as bigint);
+
+              continue;
+            }
+
+            if (tag === 10) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.postIds.push(reader.uint64() as bigint);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AckContextRequest {
+    return {
+      postIds: globalThis.Array.isArray(object?.postIds)
+        ? object.postIds.map((e: any) => BigInt(e))
+        : globalThis.Array.isArray(object?.post_ids)
+        ? object.post_ids.map((e: any) => BigInt(e))
+        : [],
+    };
+  },
+
+  toJSON(message: AckContextRequest): unknown {
+    const obj: any = {};
+    if (message.postIds?.length) {
+      obj.postIds = message.postIds.map((e) => e.toString());
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AckContextRequest>, I>>(base?: I): AckContextRequest {
+    return AckContextRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AckContextRequest>, I>>(object: I): AckContextRequest {
+    const message = createBaseAckContextRequest();
+    message.postIds = object.postIds?.map((e) => BigInt(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAckContextResponse(): AckContextResponse {
+  return { acked: 0 };
+}
+
+export const AckContextResponse: MessageFns<AckContextResponse> = {
+  encode(message: AckContextResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.acked !== 0) {
+      writer.uint32(8).uint32(message.acked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AckContextResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAckContextResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.acked = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AckContextResponse {
+    return { acked: isSet(object.acked) ? globalThis.Number(object.acked) : 0 };
+  },
+
+  toJSON(message: AckContextResponse): unknown {
+    const obj: any = {};
+    if (message.acked !== 0) {
+      obj.acked = Math.round(message.acked);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AckContextResponse>, I>>(base?: I): AckContextResponse {
+    return AckContextResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AckContextResponse>, I>>(object: I): AckContextResponse {
+    const message = createBaseAckContextResponse();
+    message.acked = object.acked ?? 0;
+    return message;
+  },
+};
+
+function createBaseBridgeMessage(): BridgeMessage {
+  return {
+    id: 0n,
+    from: undefined,
+    to: undefined,
+    sentAt: undefined,
+    content: "",
+    threadId: "",
+    replyTo: 0n,
+    deliver: "",
+    readAt: undefined,
+  };
+}
+
+export const BridgeMessage: MessageFns<BridgeMessage> = {
+  encode(message: BridgeMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0n) {
+      if (BigInt.asUintN(64, message.id) !== message.id) {
+        throw new globalThis.Error("value provided for field message.id of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.id);
+    }
+    if (message.from !== undefined) {
+      Party.encode(message.from, writer.uint32(18).fork()).join();
+    }
+    if (message.to !== undefined) {
+      Party.encode(message.to, writer.uint32(26).fork()).join();
+    }
+    if (message.sentAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.sentAt), writer.uint32(34).fork()).join();
+    }
+    if (message.content !== "") {
+      writer.uint32(42).string(message.content);
+    }
+    if (message.threadId !== "") {
+      writer.uint32(50).string(message.threadId);
+    }
+    if (message.replyTo !== 0n) {
+      if (BigInt.asUintN(64, message.replyTo) !== message.replyTo) {
+        throw new globalThis.Error("value provided for field message.replyTo of type uint64 too large");
+      }
+      writer.uint32(56).uint64(message.replyTo);
+    }
+    if (message.deliver !== "") {
+      writer.uint32(66).string(message.deliver);
+    }
+    if (message.readAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.readAt), writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BridgeMessage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBridgeMessage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.from = Party.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.to = Party.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sentAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.content = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.threadId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.replyTo = reader.uint64() as bigint;
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.deliver = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.readAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BridgeMessage {
+    return {
+      id: isSet(object.id) ? BigInt(object.id) : 0n,
+      from: isSet(object.from) ? Party.fromJSON(object.from) : undefined,
+      to: isSet(object.to) ? Party.fromJSON(object.to) : undefined,
+      sentAt: isSet(object.sentAt)
+        ? fromJsonTimestamp(object.sentAt)
+        : isSet(object.sent_at)
+        ? fromJsonTimestamp(object.sent_at)
+        : undefined,
+      content: isSet(object.content) ? globalThis.String(object.content) : "",
+      threadId: isSet(object.threadId)
+        ? globalThis.String(object.threadId)
+        : isSet(object.thread_id)
+        ? globalThis.String(object.thread_id)
+        : "",
+      replyTo: isSet(object.replyTo) ? BigInt(object.replyTo) : isSet(object.reply_to) ? BigInt(object.reply_to) : 0n,
+      deliver: isSet(object.deliver) ? globalThis.String(object.deliver) : "",
+      readAt: isSet(object.readAt)
+        ? fromJsonTimestamp(object.readAt)
+        : isSet(object.read_at)
+        ? fromJsonTimestamp(object.read_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: BridgeMessage): unknown {
+    const obj: any = {};
+    if (message.id !== 0n) {
+      obj.id = message.id.toString();
+    }
+    if (message.from !== undefined) {
+      obj.from = Party.toJSON(message.from);
+    }
+    if (message.to !== undefined) {
+      obj.to = Party.toJSON(message.to);
+    }
+    if (message.sentAt !== undefined) {
+      obj.sentAt = message.sentAt.toISOString();
+    }
+    if (message.content !== "") {
+      obj.content = message.content;
+    }
+    if (message.threadId !== "") {
+      obj.threadId = message.threadId;
+    }
+    if (message.replyTo !== 0n) {
+      obj.replyTo = message.replyTo.toString();
+    }
+    if (message.deliver !== "") {
+      obj.deliver = message.deliver;
+    }
+    if (message.readAt !== undefined) {
+      obj.readAt = message.readAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BridgeMessage>, I>>(base?: I): BridgeMessage {
+    return BridgeMessage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BridgeMessage>, I>>(object: I): BridgeMessage {
+    const message = createBaseBridgeMessage();
+    message.id = (object.id !== undefined && object.id !== null) ? BigInt(object.id) : 0n;
+    message.from = (object.from !== undefined && object.from !== null) ? Party.fromPartial(object.from) : undefined;
+    message.to = (object.to !== undefined && object.to !== null) ? Party.fromPartial(object.to) : undefined;
+    message.sentAt = object.sentAt ?? undefined;
+    message.content = object.content ?? "";
+    message.threadId = object.threadId ?? "";
+    message.replyTo = (object.replyTo !== undefined && object.replyTo !== null) ? BigInt(object.replyTo) : 0n;
+    message.deliver = object.deliver ?? "";
+    message.readAt = object.readAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSendMessageRequest(): SendMessageRequest {
+  return {
+    session: undefined,
+    role: undefined,
+    person: undefined,
+    content: "",
+    threadId: "",
+    deliver: "",
+    replyTo: 0n,
+  };
+}
+
+export const SendMessageRequest: MessageFns<SendMessageRequest> = {
+  encode(message: SendMessageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      writer.uint32(10).string(message.session);
+    }
+    if (message.role !== undefined) {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.person !== undefined) {
+      writer.uint32(26).string(message.person);
+    }
+    if (message.content !== "") {
+      writer.uint32(34).string(message.content);
+    }
+    if (message.threadId !== "") {
+      writer.uint32(42).string(message.threadId);
+    }
+    if (message.deliver !== "") {
+      writer.uint32(50).string(message.deliver);
+    }
+    if (message.replyTo !== 0n) {
+      if (BigInt.asUintN(64, message.replyTo) !== message.replyTo) {
+        throw new globalThis.Error("value provided for field message.replyTo of type uint64 too large");
+      }
+      writer.uint32(56).uint64(message.replyTo);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendMessageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendMessageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.person = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.content = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.threadId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.deliver = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.replyTo = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendMessageRequest {
+    return {
+      session: isSet(object.session) ? globalThis.String(object.session) : undefined,
+      role: isSet(object.role) ? globalThis.String(object.role) : undefined,
+      person: isSet(object.person) ? globalThis.String(object.person) : undefined,
+      content: isSet(object.content) ? globalThis.String(object.content) : "",
+      threadId: isSet(object.threadId)
+        ? globalThis.String(object.threadId)
+        : isSet(object.thread_id)
+        ? globalThis.String(object.thread_id)
+        : "",
+      deliver: isSet(object.deliver) ? globalThis.String(object.deliver) : "",
+      replyTo: isSet(object.replyTo) ? BigInt(object.replyTo) : isSet(object.reply_to) ? BigInt(object.reply_to) : 0n,
+    };
+  },
+
+  toJSON(message: SendMessageRequest): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = message.session;
+    }
+    if (message.role !== undefined) {
+      obj.role = message.role;
+    }
+    if (message.person !== undefined) {
+      obj.person = message.person;
+    }
+    if (message.content !== "") {
+      obj.content = message.content;
+    }
+    if (message.threadId !== "") {
+      obj.threadId = message.threadId;
+    }
+    if (message.deliver !== "") {
+      obj.deliver = message.deliver;
+    }
+    if (message.replyTo !== 0n) {
+      obj.replyTo = message.replyTo.toString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendMessageRequest>, I>>(base?: I): SendMessageRequest {
+    return SendMessageRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendMessageRequest>, I>>(object: I): SendMessageRequest {
+    const message = createBaseSendMessageRequest();
+    message.session = object.session ?? undefined;
+    message.role = object.role ?? undefined;
+    message.person = object.person ?? undefined;
+    message.content = object.content ?? "";
+    message.threadId = object.threadId ?? "";
+    message.deliver = object.deliver ?? "";
+    message.replyTo = (object.replyTo !== undefined && object.replyTo !== null) ? BigInt(object.replyTo) : 0n;
+    return message;
+  },
+};
+
+function createBaseSendMessageResponse(): SendMessageResponse {
+  return { messages: [] };
+}
+
+export const SendMessageResponse: MessageFns<SendMessageResponse> = {
+  encode(message: SendMessageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.messages) {
+      BridgeMessage.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendMessageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendMessageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.messages.push(BridgeMessage.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendMessageResponse {
+    return {
+      messages: globalThis.Array.isArray(object?.messages)
+        ? object.messages.map((e: any) => BridgeMessage.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SendMessageResponse): unknown {
+    const obj: any = {};
+    if (message.messages?.length) {
+      obj.messages = message.messages.map((e) => BridgeMessage.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendMessageResponse>, I>>(base?: I): SendMessageResponse {
+    return SendMessageResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendMessageResponse>, I>>(object: I): SendMessageResponse {
+    const message = createBaseSendMessageResponse();
+    message.messages = object.messages?.map((e) => BridgeMessage.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListMessagesRequest(): ListMessagesRequest {
+  return { limit: 0, unreadOnly: false };
+}
+
+export const ListMessagesRequest: MessageFns<ListMessagesRequest> = {
+  encode(message: ListMessagesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).uint32(message.limit);
+    }
+    if (message.unreadOnly !== false) {
+      writer.uint32(16).bool(message.unreadOnly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMessagesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMessagesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.unreadOnly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMessagesRequest {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      unreadOnly: isSet(object.unreadOnly)
+        ? globalThis.Boolean(object.unreadOnly)
+        : isSet(object.unread_only)
+        ? globalThis.Boolean(object.unread_only)
+        : false,
+    };
+  },
+
+  toJSON(message: ListMessagesRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.unreadOnly !== false) {
+      obj.unreadOnly = message.unreadOnly;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListMessagesRequest>, I>>(base?: I): ListMessagesRequest {
+    return ListMessagesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMessagesRequest>, I>>(object: I): ListMessagesRequest {
+    const message = createBaseListMessagesRequest();
+    message.limit = object.limit ?? 0;
+    message.unreadOnly = object.unreadOnly ?? false;
+    return message;
+  },
+};
+
+function createBaseListMessagesResponse(): ListMessagesResponse {
+  return { messages: [] };
+}
+
+export const ListMessagesResponse: MessageFns<ListMessagesResponse> = {
+  encode(message: ListMessagesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.messages) {
+      BridgeMessage.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMessagesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMessagesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.messages.push(BridgeMessage.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMessagesResponse {
+    return {
+      messages: globalThis.Array.isArray(object?.messages)
+        ? object.messages.map((e: any) => BridgeMessage.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListMessagesResponse): unknown {
+    const obj: any = {};
+    if (message.messages?.length) {
+      obj.messages = message.messages.map((e) => BridgeMessage.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListMessagesResponse>, I>>(base?: I): ListMessagesResponse {
+    return ListMessagesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMessagesResponse>, I>>(object: I): ListMessagesResponse {
+    const message = createBaseListMessagesResponse();
+    message.messages = object.messages?.map((e) => BridgeMessage.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseHealthRequest(): HealthRequest {
   return {};
 }
@@ -5500,6 +7534,87 @@ export const BridgeServiceService = {
       Buffer.from(RespondPermissionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RespondPermissionResponse => RespondPermissionResponse.decode(value),
   },
+  /**
+   * Collaboration (docs/collaboration.md): the project's context bus and
+   * messages between its sessions and people. The caller takes part as a
+   * person, its token's subject, in its token's project; a project never
+   * sees another's posts, messages or sessions. Each post or message is
+   * answered once kept in the session store, recorded as events on the
+   * sessions involved and audited.
+   *
+   * PostContext status codes:
+   *   INVALID_ARGUMENT   a field outside its bound (the message names the
+   *                      field and the bound); nothing is kept.
+   *   NOT_FOUND          reply_to names no post of the project.
+   *   RESOURCE_EXHAUSTED the caller's allowance of posts and messages is
+   *                      spent (reason collab_rate_limited; retry later).
+   */
+  postContext: {
+    path: "/bridge.v1.BridgeService/PostContext" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PostContextRequest): Buffer => Buffer.from(PostContextRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PostContextRequest => PostContextRequest.decode(value),
+    responseSerialize: (value: PostContextResponse): Buffer => Buffer.from(PostContextResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PostContextResponse => PostContextResponse.decode(value),
+  },
+  /**
+   * The project's posts (a person sees them all) from a cursor, filtered.
+   * INVALID_ARGUMENT for a limit over 200 or a malformed filter.
+   */
+  readContext: {
+    path: "/bridge.v1.BridgeService/ReadContext" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReadContextRequest): Buffer => Buffer.from(ReadContextRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReadContextRequest => ReadContextRequest.decode(value),
+    responseSerialize: (value: ReadContextResponse): Buffer => Buffer.from(ReadContextResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReadContextResponse => ReadContextResponse.decode(value),
+  },
+  /**
+   * Records that the caller has seen posts; NOT_FOUND (and nothing
+   * recorded) when one of them is not a post of the project.
+   */
+  ackContext: {
+    path: "/bridge.v1.BridgeService/AckContext" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AckContextRequest): Buffer => Buffer.from(AckContextRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AckContextRequest => AckContextRequest.decode(value),
+    responseSerialize: (value: AckContextResponse): Buffer => Buffer.from(AckContextResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AckContextResponse => AckContextResponse.decode(value),
+  },
+  /**
+   * Sends a message to a live session (by name or id), to every live
+   * session of a role, or to a person; or, with reply_to, answers a
+   * message of the caller's inbox (to its sender, in its thread).
+   * NOT_FOUND when no live session of the project is the recipient (or no
+   * such message is in the inbox); INVALID_ARGUMENT and
+   * RESOURCE_EXHAUSTED as for PostContext.
+   */
+  sendMessage: {
+    path: "/bridge.v1.BridgeService/SendMessage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendMessageRequest): Buffer => Buffer.from(SendMessageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendMessageRequest => SendMessageRequest.decode(value),
+    responseSerialize: (value: SendMessageResponse): Buffer => Buffer.from(SendMessageResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendMessageResponse => SendMessageResponse.decode(value),
+  },
+  /**
+   * The caller's inbox: unread messages first (oldest first), then read
+   * ones (newest first); the unread ones returned are read from then on.
+   */
+  listMessages: {
+    path: "/bridge.v1.BridgeService/ListMessages" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListMessagesRequest): Buffer => Buffer.from(ListMessagesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListMessagesRequest => ListMessagesRequest.decode(value),
+    responseSerialize: (value: ListMessagesResponse): Buffer =>
+      Buffer.from(ListMessagesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListMessagesResponse => ListMessagesResponse.decode(value),
+  },
 } as const;
 
 export interface BridgeServiceServer extends UntypedServiceImplementation {
@@ -5752,6 +7867,46 @@ export interface BridgeServiceServer extends UntypedServiceImplementation {
    *                       a stop); the message says how. Nothing changes.
    */
   respondPermission: handleUnaryCall<RespondPermissionRequest, RespondPermissionResponse>;
+  /**
+   * Collaboration (docs/collaboration.md): the project's context bus and
+   * messages between its sessions and people. The caller takes part as a
+   * person, its token's subject, in its token's project; a project never
+   * sees another's posts, messages or sessions. Each post or message is
+   * answered once kept in the session store, recorded as events on the
+   * sessions involved and audited.
+   *
+   * PostContext status codes:
+   *   INVALID_ARGUMENT   a field outside its bound (the message names the
+   *                      field and the bound); nothing is kept.
+   *   NOT_FOUND          reply_to names no post of the project.
+   *   RESOURCE_EXHAUSTED the caller's allowance of posts and messages is
+   *                      spent (reason collab_rate_limited; retry later).
+   */
+  postContext: handleUnaryCall<PostContextRequest, PostContextResponse>;
+  /**
+   * The project's posts (a person sees them all) from a cursor, filtered.
+   * INVALID_ARGUMENT for a limit over 200 or a malformed filter.
+   */
+  readContext: handleUnaryCall<ReadContextRequest, ReadContextResponse>;
+  /**
+   * Records that the caller has seen posts; NOT_FOUND (and nothing
+   * recorded) when one of them is not a post of the project.
+   */
+  ackContext: handleUnaryCall<AckContextRequest, AckContextResponse>;
+  /**
+   * Sends a message to a live session (by name or id), to every live
+   * session of a role, or to a person; or, with reply_to, answers a
+   * message of the caller's inbox (to its sender, in its thread).
+   * NOT_FOUND when no live session of the project is the recipient (or no
+   * such message is in the inbox); INVALID_ARGUMENT and
+   * RESOURCE_EXHAUSTED as for PostContext.
+   */
+  sendMessage: handleUnaryCall<SendMessageRequest, SendMessageResponse>;
+  /**
+   * The caller's inbox: unread messages first (oldest first), then read
+   * ones (newest first); the unread ones returned are read from then on.
+   */
+  listMessages: handleUnaryCall<ListMessagesRequest, ListMessagesResponse>;
 }
 
 export interface BridgeServiceClient extends Client {
@@ -6170,6 +8325,116 @@ export interface BridgeServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RespondPermissionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Collaboration (docs/collaboration.md): the project's context bus and
+   * messages between its sessions and people. The caller takes part as a
+   * person, its token's subject, in its token's project; a project never
+   * sees another's posts, messages or sessions. Each post or message is
+   * answered once kept in the session store, recorded as events on the
+   * sessions involved and audited.
+   *
+   * PostContext status codes:
+   *   INVALID_ARGUMENT   a field outside its bound (the message names the
+   *                      field and the bound); nothing is kept.
+   *   NOT_FOUND          reply_to names no post of the project.
+   *   RESOURCE_EXHAUSTED the caller's allowance of posts and messages is
+   *                      spent (reason collab_rate_limited; retry later).
+   */
+  postContext(
+    request: PostContextRequest,
+    callback: (error: ServiceError | null, response: PostContextResponse) => void,
+  ): ClientUnaryCall;
+  postContext(
+    request: PostContextRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PostContextResponse) => void,
+  ): ClientUnaryCall;
+  postContext(
+    request: PostContextRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PostContextResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The project's posts (a person sees them all) from a cursor, filtered.
+   * INVALID_ARGUMENT for a limit over 200 or a malformed filter.
+   */
+  readContext(
+    request: ReadContextRequest,
+    callback: (error: ServiceError | null, response: ReadContextResponse) => void,
+  ): ClientUnaryCall;
+  readContext(
+    request: ReadContextRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReadContextResponse) => void,
+  ): ClientUnaryCall;
+  readContext(
+    request: ReadContextRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReadContextResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Records that the caller has seen posts; NOT_FOUND (and nothing
+   * recorded) when one of them is not a post of the project.
+   */
+  ackContext(
+    request: AckContextRequest,
+    callback: (error: ServiceError | null, response: AckContextResponse) => void,
+  ): ClientUnaryCall;
+  ackContext(
+    request: AckContextRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AckContextResponse) => void,
+  ): ClientUnaryCall;
+  ackContext(
+    request: AckContextRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AckContextResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Sends a message to a live session (by name or id), to every live
+   * session of a role, or to a person; or, with reply_to, answers a
+   * message of the caller's inbox (to its sender, in its thread).
+   * NOT_FOUND when no live session of the project is the recipient (or no
+   * such message is in the inbox); INVALID_ARGUMENT and
+   * RESOURCE_EXHAUSTED as for PostContext.
+   */
+  sendMessage(
+    request: SendMessageRequest,
+    callback: (error: ServiceError | null, response: SendMessageResponse) => void,
+  ): ClientUnaryCall;
+  sendMessage(
+    request: SendMessageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SendMessageResponse) => void,
+  ): ClientUnaryCall;
+  sendMessage(
+    request: SendMessageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SendMessageResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's inbox: unread messages first (oldest first), then read
+   * ones (newest first); the unread ones returned are read from then on.
+   */
+  listMessages(
+    request: ListMessagesRequest,
+    callback: (error: ServiceError | null, response: ListMessagesResponse) => void,
+  ): ClientUnaryCall;
+  listMessages(
+    request: ListMessagesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListMessagesResponse) => void,
+  ): ClientUnaryCall;
+  listMessages(
+    request: ListMessagesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListMessagesResponse) => void,
   ): ClientUnaryCall;
 }
 
