@@ -2,6 +2,8 @@ import type { AgentEvent } from '@agent-bridge/providers';
 import type { Audit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
 import { type BucketLimit, TokenBuckets } from '../limits/token-buckets.js';
+import { AgentCapabilities } from './agent-capabilities.js';
+import type { CollabOps, SessionsView } from './collab-ports.js';
 import type { CollabStore } from './collab-store.js';
 import type {
   Message,
@@ -13,18 +15,7 @@ import type {
   ReadQuery,
 } from './collab-types.js';
 import { ContextBoard } from './context-board.js';
-import { type Directory, Mailboxes, type Member } from './mailboxes.js';
-
-/** What collaboration needs of the project's sessions. */
-export interface SessionsView extends Directory {
-  /** Records `ev` on session `sessionId` when it is live; otherwise nothing. */
-  record(sessionId: string, ev: AgentEvent): void;
-  /**
-   * Gives `text` to a running session's agent as input (after the turn it
-   * is in); false when it is not running or does not take input.
-   */
-  deliver(sessionId: string, text: string, key: string): boolean;
-}
+import { Mailboxes, type Member } from './mailboxes.js';
 
 export interface CollaborationDeps {
   store: CollabStore;
@@ -47,9 +38,11 @@ const who = (p: Party) => p.name || p.id;
  * as an event on the sessions involved, audited, and a message with
  * `deliver: turn` given to its session's agent as input.
  */
-export class Collaboration {
+export class Collaboration implements CollabOps {
   private readonly board: ContextBoard;
   private readonly mail: Mailboxes;
+  /** What sessions' agents call their tools with. */
+  readonly capabilities: AgentCapabilities;
 
   constructor(private readonly deps: CollaborationDeps) {
     const kept = deps.store.load();
@@ -66,6 +59,7 @@ export class Collaboration {
       },
       kept.messages,
     );
+    this.capabilities = new AgentCapabilities(this, deps.sessions);
   }
 
   async post(projectId: string, from: Party, draft: PostDraft): Promise<Post> {

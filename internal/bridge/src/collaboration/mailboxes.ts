@@ -136,7 +136,7 @@ export class Mailboxes {
   /**
    * `reader`'s messages, unread first (oldest first), then read ones
    * (newest first), at most `limit`; those returned unread are read from
-   * now on (committed before this resolves).
+   * now on (committed before this resolves), but shown as they were: unread.
    */
   async inbox(
     projectId: string,
@@ -155,8 +155,9 @@ export class Mailboxes {
           .filter((m) => m.readAt !== undefined)
           .reverse()
           .slice(0, limit - unread.length);
+    const shown = [...unread.map((m) => ({ ...m })), ...read];
     await this.markRead(unread);
-    return [...unread, ...read];
+    return shown;
   }
 
   /**

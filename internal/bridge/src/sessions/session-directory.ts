@@ -1,7 +1,8 @@
 import type { AgentEvent } from '@agent-bridge/providers';
 import { noAudit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
-import { COLLAB_RATE, Collaboration, type SessionsView } from '../collaboration/collaboration.js';
+import type { SessionsView } from '../collaboration/collab-ports.js';
+import { COLLAB_RATE, Collaboration } from '../collaboration/collaboration.js';
 import type { Member } from '../collaboration/mailboxes.js';
 import type { SessionStore } from '../store/session-store.js';
 import { sendInput } from './send-input.js';

@@ -562,6 +562,174 @@ describe('SessionManager: collaboration between its sessions', () => {
   });
 });
 
+describe('SessionManager: the collaboration tools of agents, by capability', () => {
+  const never = new AbortController().signal;
+  async function twoAgents(over: Partial<CoreSettings> = {}) {
+    const t = setup({ maxPerProject: 5, maxInputBytes: 65_536, ...over });
+    const lead = await t.manager.start(alpha, t.request({ name: 'lead', role: 'planner' }));
+    const dev = await t.manager.start(alpha, t.request({ name: 'dev', role: 'implementer' }));
+    const caps = t.manager.collaboration.capabilities;
+    const tool =
+      (cap: string) =>
+      (name: string, args: unknown = {}) =>
+        caps.call(cap, name, args, never) as Promise<Record<string, unknown>>;
+    return {
+      ...t,
+      lead,
+      dev,
+      asLead: tool(caps.issue(lead.sessionId, 'alpha')),
+      asDev: tool(caps.issue(dev.sessionId, 'alpha')),
+      tool,
+    };
+  }
+
+  it('lists eight tools, each with a closed JSON schema', () => {
+    const { manager } = setup();
+    const tools = manager.collaboration.capabilities.list();
+    expect(tools.map((t) => t.name)).toEqual([
+      'context_post',
+      'context_read',
+      'context_ack',
+      'message_send',
+      'inbox',
+      'message_reply',
+      'wait_for_message',
+      'who',
+    ]);
+    for (const t of tools)
+      expect(t.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
+  });
+
+  it('post, read and ack; send, inbox and reply; who: each as the session of the capability', async () => {
+    const { asLead, asDev, dev, lead } = await twoAgents();
+    const { post_id } = await asLead('context_post', {
+      category: 'finding',
+      content: 'use pnpm',
+      targets: ['implementer'],
+    });
+    const read = await asDev('context_read', { unacked: true });
+    expect(read.posts).toEqual([
+      expect.objectContaining({
+        id: post_id,
+        from: 'lead',
+        from_role: 'planner',
+        content: 'use pnpm',
+      }),
+    ]);
+    expect(await asDev('context_ack', { post_ids: [post_id] })).toEqual({ acked: 1 });
+    expect((await asDev('context_read', { unacked: true })).posts).toEqual([]);
+
+    const sent = await asLead('message_send', { to: 'dev', content: 'ping' });
+    expect(sent).toEqual({ message_ids: [expect.any(Number)], to: ['dev'] });
+    const inbox = await asDev('inbox');
+    expect(inbox.messages).toEqual([
+      expect.objectContaining({ from: 'lead', content: 'ping', read: false }),
+    ]);
+    const [first] = inbox.messages as { id: number }[];
+    expect(await asDev('message_reply', { message_id: first!.id, content: 'pong' })).toMatchObject({
+      to: 'lead',
+    });
+    expect((await asLead('inbox')).messages).toEqual([
+      expect.objectContaining({ from: 'dev', content: 'pong' }),
+    ]);
+
+    const { sessions } = await asDev('who');
+    expect(sessions).toEqual([
+      expect.objectContaining({ id: lead.sessionId, name: 'lead', you: false }),
+      expect.objectContaining({ id: dev.sessionId, name: 'dev', role: 'implementer', you: true }),
+    ]);
+  });
+
+  it('wait_for_message is woken by a send, and returns null at its bound', async () => {
+    const { asLead, asDev, clock } = await twoAgents();
+    const waiting = asDev('wait_for_message', { timeout_seconds: 120 });
+    await asLead('message_send', { to: 'dev', content: 'wake up' });
+    expect((await within('the wait', waiting)).message).toMatchObject({ content: 'wake up' });
+    const empty = asLead('wait_for_message', { timeout_seconds: 5 });
+    clock.advance(5_000);
+    expect(await within('the empty wait', empty)).toEqual({ message: null });
+  });
+
+  it('names no sender: a "from" argument is refused, and the post is of the capability session', async () => {
+    const { asDev, manager } = await twoAgents();
+    expect(
+      await refusalOf(() => asDev('context_post', { category: 'x', content: 'y', from: 'lead' })),
+    ).toMatchObject({
+      kind: 'invalid_argument',
+      reason: 'tool_args_invalid',
+    });
+    await asDev('context_post', { category: 'x', content: 'mine' });
+    const page = manager.collaboration.read(
+      'alpha',
+      { kind: 'person', id: 'p', name: 'p', role: '' },
+      {},
+    );
+    expect(page.posts.map((p) => [p.from.name, p.content])).toEqual([['dev', 'mine']]);
+  });
+
+  it('a capability of a stopped session, or an unknown one, is refused and stores nothing', async () => {
+    const { asDev, tool, dev, manager } = await twoAgents();
+    await manager.stop(alpha, dev.sessionId, false);
+    for (const call of [asDev, tool('made-up')]) {
+      expect(
+        await refusalOf(() => call('context_post', { category: 'x', content: 'y' })),
+      ).toMatchObject({
+        kind: 'permission_denied',
+        reason: 'capability_invalid',
+      });
+    }
+    expect(
+      manager.collaboration.read('alpha', { kind: 'person', id: 'p', name: 'p', role: '' }, {})
+        .posts,
+    ).toEqual([]);
+  });
+
+  it('another project stays out of reach: no posts, no recipients, no presence', async () => {
+    const { asLead, manager, request, tool } = await twoAgents();
+    await asLead('context_post', { category: 'secret', content: 'alpha only' });
+    const other = await manager.start(beta, request({ projectId: 'beta', name: 'spy' }));
+    const asSpy = tool(manager.collaboration.capabilities.issue(other.sessionId, 'beta'));
+    expect((await asSpy('context_read')).posts).toEqual([]);
+    expect(
+      await refusalOf(() => asSpy('message_send', { to: 'lead', content: 'hi' })),
+    ).toMatchObject({
+      kind: 'not_found',
+    });
+    expect((await asSpy('who')).sessions).toEqual([expect.objectContaining({ name: 'spy' })]);
+  });
+
+  it('bad arguments, oversized and flooding posts are refused with a clear reason', async () => {
+    const { asLead } = await twoAgents({});
+    expect(await refusalOf(() => asLead('no_such_tool'))).toMatchObject({
+      kind: 'not_found',
+      reason: 'tool_unknown',
+    });
+    expect(await refusalOf(() => asLead('context_post', { category: 'x' }))).toMatchObject({
+      kind: 'invalid_argument',
+      message: 'context_post: content is required',
+    });
+    expect(await refusalOf(() => asLead('context_ack', { post_ids: ['1'] }))).toMatchObject({
+      message: 'context_ack: post_ids must be a integer[]',
+    });
+    expect(
+      await refusalOf(() =>
+        asLead('context_post', { category: 'x', content: 'y'.repeat(16 * 1024 + 1) }),
+      ),
+    ).toMatchObject({ reason: 'collab_content_too_large' });
+    const outcomes: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      outcomes.push(
+        await asLead('context_post', { category: 'flood', content: `${i}` }).then(
+          () => 'ok',
+          (e: { reason: string }) => e.reason,
+        ),
+      );
+    }
+    expect(outcomes.slice(0, 20)).toEqual(Array(20).fill('ok'));
+    expect(outcomes.at(-1)).toBe('collab_rate_limited');
+  });
+});
+
 describe('SessionManager: input and interrupts', () => {
   it('records INPUT_RECEIVED when the agent accepts the input, before its turn', async () => {
     const { manager, start, open } = setup();

@@ -71,7 +71,10 @@ export class SessionManager {
   constructor(private readonly deps: SessionManagerDeps) {
     this.store = deps.store ?? memoryStore(deps.historyId);
     this.historyId = this.store.historyId;
-    this.sessions = new SessionTable((id) => this.store.forgetSession(id));
+    this.sessions = new SessionTable((id) => {
+      this.store.forgetSession(id);
+      this.collaboration.capabilities.revoke(id);
+    });
     this.allowed = new AllowedPaths(deps.settings.allowedPaths);
     warnIfUnpinnable(deps.logger);
     this.secrets = new SecretRedactor(deps.redactPatterns ?? []);

@@ -1,0 +1,50 @@
+import type { AgentEvent } from '@agent-bridge/providers';
+import type {
+  Delivery,
+  Message,
+  MessageDraft,
+  Party,
+  Post,
+  PostDraft,
+  PostPage,
+  ReadQuery,
+} from './collab-types.js';
+import type { Directory, Member } from './mailboxes.js';
+
+/** What collaboration needs of the project's sessions. */
+export interface SessionsView extends Directory {
+  /** Records `ev` on session `sessionId` when it is live; otherwise nothing. */
+  record(sessionId: string, ev: AgentEvent): void;
+  /**
+   * Gives `text` to a running session's agent as input (after the turn it
+   * is in); false when it is not running or does not take input.
+   */
+  deliver(sessionId: string, text: string, key: string): boolean;
+}
+
+/** The operations of collaboration, as the agents' tools use them (Collaboration has them). */
+export interface CollabOps {
+  post(projectId: string, from: Party, draft: PostDraft): Promise<Post>;
+  read(projectId: string, reader: Party, query: ReadQuery): PostPage;
+  ack(projectId: string, reader: Party, ids: readonly number[]): Promise<number>;
+  send(projectId: string, from: Party, draft: MessageDraft): Promise<Message[]>;
+  reply(
+    projectId: string,
+    reader: Party,
+    id: number,
+    content: string,
+    deliver?: Delivery,
+  ): Promise<Message>;
+  inbox(
+    projectId: string,
+    reader: Party,
+    opts: { limit?: number; unreadOnly?: boolean },
+  ): Promise<Message[]>;
+  waitForMessage(
+    projectId: string,
+    reader: Party,
+    ms: number,
+    signal: AbortSignal,
+  ): Promise<Message | undefined>;
+  who(projectId: string): Member[];
+}
