@@ -3,7 +3,13 @@ import { type Audit, DENY_ALL, SessionManager, type SessionStore } from '@agent-
 import { type BridgeConfig, compileRedactPattern } from '@agent-bridge/config';
 import { type BridgeMetrics, createBridgeMetrics } from '@agent-bridge/metrics';
 import type { Provider } from '@agent-bridge/providers';
-import { type BridgeServer, startBridgeServer, wireEventCodec } from '@agent-bridge/server';
+import {
+  type BridgeServer,
+  startBridgeServer,
+  startToolSocket,
+  type ToolSocket,
+  wireEventCodec,
+} from '@agent-bridge/server';
 import type { Logger } from 'pino';
 import { VERSION } from './version.js';
 
@@ -25,6 +31,7 @@ export async function startDaemon({
   logger,
   audit,
   store,
+  toolSocketPath,
 }: {
   config: BridgeConfig;
   providers: Map<string, Provider>;
@@ -32,6 +39,8 @@ export async function startDaemon({
   audit: Audit;
   /** Where sessions are kept; the caller opens it before and closes it after the daemon. */
   store?: SessionStore;
+  /** The private socket of the agents' collaboration tools (docs/collaboration.md); none when absent. */
+  toolSocketPath?: string;
 }): Promise<RunningDaemon> {
   // The first health probes start now, in the background: the first
   // session, Health and ListProviders never wait for them.
@@ -96,7 +105,15 @@ export async function startDaemon({
     ...(metrics ? { observer: metrics.events } : {}),
   });
   let server: BridgeServer;
+  let tools: ToolSocket | undefined;
   try {
+    if (toolSocketPath !== undefined) {
+      tools = await startToolSocket({
+        path: toolSocketPath,
+        tools: manager.collaboration.capabilities,
+        logger,
+      });
+    }
     server = await startBridgeServer({
       config,
       manager,
@@ -107,6 +124,7 @@ export async function startDaemon({
       ...(metrics ? { metrics, observeCall: metrics.call } : {}),
     });
   } catch (err) {
+    await tools?.close();
     await manager.shutdown();
     throw err;
   }
@@ -119,6 +137,7 @@ export async function startDaemon({
         logger.info('shutting down: refusing new work, stopping sessions');
         server.markNotServing();
         await manager.shutdown();
+        await tools?.close();
         await server.shutdown(2000);
         logger.info('shutdown complete');
       })();

@@ -10,6 +10,7 @@ import {
 } from '@agent-bridge/providers/host';
 import { scope } from '@agent-bridge/scope';
 import { defaultAllowedPaths, ensureDevSetup } from './dev-setup.js';
+import { runMcpServer } from './mcp-server.js';
 import { checkConfig } from './private/check-config.js';
 import { HELP, parseCommandLine } from './private/command-line.js';
 import { invokedFrom } from './private/invoked-from.js';
@@ -34,6 +35,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = positionals[0] ?? 'run';
+  if (command === 'mcp') {
+    if (!values.socket) {
+      process.stderr.write('bridge mcp: --socket <path> is required (see bridge --help)\n');
+      return 2;
+    }
+    // An agent's tool server: nothing of the daemon is started.
+    return runMcpServer(values.socket, process.env);
+  }
   // Every agent process group, from spawn to exit: what the orphan guard watches.
   const groups = new LiveProcessGroups();
   // Ends the providers' background health probes when the daemon stops.

@@ -11,12 +11,15 @@ Usage:
                                       first run: create a dev PKI and config in --dir,
                                       then start on 127.0.0.1:9445 with the mock agent,
                                       and write the bridgectl profile "dev"
+  bridge mcp --socket <path>          the MCP server of a session's collaboration tools, run
+                                      by its agent (stdio; BRIDGE_TOOLS_CAPABILITY set by the bridge)
   bridge --version | --help
 
 Options:
   -c, --config <file>   the configuration (see bridge.yaml)
   --listen host:port    dev: where to listen (else $BRIDGE_DEV_LISTEN, else 127.0.0.1:9445)
   --dir <dir>           dev: the dev PKI and config (else $BRIDGE_DEV_DIR, else certs/dev)
+  --socket <path>       mcp: the daemon's tool socket
   -h, --help            this help
   -v, --version         the version
 
@@ -36,6 +39,7 @@ export const parseCommandLine = (argv: string[]) =>
       config: { type: 'string', short: 'c' },
       listen: { type: 'string' },
       dir: { type: 'string' },
+      socket: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

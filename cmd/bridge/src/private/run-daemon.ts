@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { createRedactor } from '@agent-bridge/bridge';
 import { ConfigError, compileRedactPattern } from '@agent-bridge/config';
 import type { LiveProcessGroups, ProviderHost } from '@agent-bridge/providers/host';
@@ -91,6 +92,7 @@ export async function run(
       logger,
       audit: auditLog.audit,
       store: stored.store,
+      toolSocketPath: toolSocketPathIn(stateDir, logger),
     });
   } catch (err) {
     logger.fatal({ err }, `cannot start: ${(err as Error).message}`);
@@ -107,4 +109,24 @@ export async function run(
     );
 
   return untilStopped(daemon, logger, { auditLog, orphans, store: stored });
+}
+
+/** Longest Unix socket path Linux binds (sun_path is 108 bytes, with its NUL). */
+const SOCKET_PATH_MAX = 107;
+
+/**
+ * The agents' tool socket in the state directory, one per daemon; none
+ * (collaboration tools off, said in the log) where the path is too long
+ * to bind.
+ */
+function toolSocketPathIn(
+  stateDir: string,
+  logger: { warn(msg: string): void },
+): string | undefined {
+  const path = join(stateDir, `tools-${process.pid}.sock`);
+  if (Buffer.byteLength(path) <= SOCKET_PATH_MAX) return path;
+  logger.warn(
+    `the agents' collaboration tools are off: their socket path ${path} is longer than ${SOCKET_PATH_MAX} bytes (choose a shorter sessions.state_dir)`,
+  );
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { denied } from '../errors.js';
-import { callTool, toolList } from './agent-tools.js';
+import { callTool, type Caller as ToolCaller, toolList } from './agent-tools.js';
 import type { CollabOps, SessionsView } from './collab-ports.js';
 import { memberParty } from './mailboxes.js';
 
@@ -45,6 +45,12 @@ export class AgentCapabilities {
     return toolList();
   }
 
+  /** The tools, for the holder of a live session's capability only. */
+  listFor(capability: string) {
+    this.holder(capability);
+    return toolList();
+  }
+
   /** Calls tool `name` as the session `capability` was issued to. */
   async call(
     capability: string,
@@ -52,6 +58,11 @@ export class AgentCapabilities {
     args: unknown,
     signal: AbortSignal,
   ): Promise<unknown> {
+    return callTool(this.collab, this.holder(capability), name, args, signal);
+  }
+
+  /** Who holds `capability`: its session, while live; otherwise a refusal. */
+  private holder(capability: string): ToolCaller {
     const held = this.bySecret.get(digest(capability));
     const member = held
       ? this.sessions.members(held.projectId).find((m) => m.sessionId === held.sessionId)
@@ -63,12 +74,6 @@ export class AgentCapabilities {
         'capability_invalid',
       );
     }
-    return callTool(
-      this.collab,
-      { projectId: held.projectId, me: memberParty(member) },
-      name,
-      args,
-      signal,
-    );
+    return { projectId: held.projectId, me: memberParty(member) };
   }
 }

@@ -1,0 +1,137 @@
+import { connect, type Socket } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { VERSION } from './version.js';
+
+/** The variable the capability comes in: never argv (which `ps` shows). */
+const CAPABILITY_ENV = 'BRIDGE_TOOLS_CAPABILITY';
+
+interface Reply {
+  id: number;
+  result?: unknown;
+  error?: { code: string; message: string };
+}
+
+/** Requests to the daemon's tool socket, one connection, answers matched by id. */
+class ToolSocketClient {
+  private socket: Socket | undefined;
+  private next = 1;
+  private readonly pending = new Map<number, (r: Reply) => void>();
+
+  constructor(
+    private readonly path: string,
+    private readonly capability: string,
+  ) {}
+
+  async request(method: string, extra: Record<string, unknown> = {}): Promise<Reply> {
+    const socket = await this.connected();
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      socket.write(`${JSON.stringify({ id, capability: this.capability, method, ...extra })}\n`);
+    });
+  }
+
+  /** The connection, opened again after the daemon went away and came back. */
+  private async connected(): Promise<Socket> {
+    if (this.socket && !this.socket.destroyed) return this.socket;
+    const socket = connect(this.path);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve).once('error', reject);
+    });
+    let buffered = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+        const reply = JSON.parse(buffered.slice(0, nl)) as Reply;
+        buffered = buffered.slice(nl + 1);
+        this.pending.get(reply.id)?.(reply);
+        this.pending.delete(reply.id);
+      }
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => {
+      // What was under way will not be answered: say so rather than hang.
+      for (const [id, done] of this.pending) {
+        done({
+          id,
+          error: { code: 'unavailable', message: 'the bridge daemon closed the connection' },
+        });
+      }
+      this.pending.clear();
+    });
+    this.socket = socket;
+    return socket;
+  }
+
+  close(): void {
+    this.socket?.destroy();
+  }
+}
+
+const failure = (e: { code: string; message: string }): CallToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: `${e.code}: ${e.message}` }],
+});
+
+/**
+ * `bridge mcp --socket PATH`: the MCP server an agent runs for its
+ * session's collaboration tools (stdio), forwarding each call to the
+ * daemon's tool socket with the session's capability, from
+ * BRIDGE_TOOLS_CAPABILITY. Resolves with the exit code once stdin ends.
+ */
+export async function runMcpServer(socketPath: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const capability = env[CAPABILITY_ENV];
+  if (!capability) {
+    process.stderr.write(
+      `bridge mcp: ${CAPABILITY_ENV} is not set (the bridge sets it for its agents)\n`,
+    );
+    return 2;
+  }
+  // Whatever this process starts never inherits it.
+  delete env[CAPABILITY_ENV];
+  const daemon = new ToolSocketClient(socketPath, capability);
+  const server = new Server(
+    { name: 'bridge', version: VERSION },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        "Tools of the AI Agent Bridge: your project's shared context bus (context_post, context_read, context_ack) and messages with its other sessions (message_send, inbox, message_reply, wait_for_message, who).",
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const r = await daemon.request('tools/list').catch(unreachable);
+    if (r.error) throw new Error(`${r.error.code}: ${r.error.message}`);
+    return { tools: (r.result as { tools: Tool[] }).tools };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+    const r = await daemon
+      .request('tools/call', { name: req.params.name, arguments: req.params.arguments ?? {} })
+      .catch(unreachable);
+    if (r.error) return failure(r.error);
+    const result = r.result as Record<string, unknown>;
+    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+  });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+    process.stdin.once('end', resolve);
+  });
+  await server.connect(transport);
+  await closed;
+  daemon.close();
+  await server.close();
+  return 0;
+}
+
+const unreachable = (err: Error): Reply => ({
+  id: 0,
+  error: { code: 'unavailable', message: `cannot reach the bridge daemon: ${err.message}` },
+});
