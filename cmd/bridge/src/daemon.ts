@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { JwtVerifier, loadIssuerKeys } from '@agent-bridge/auth';
 import { type Audit, DENY_ALL, SessionManager, type SessionStore } from '@agent-bridge/bridge';
 import { type BridgeConfig, compileRedactPattern } from '@agent-bridge/config';
@@ -11,6 +13,7 @@ import {
   wireEventCodec,
 } from '@agent-bridge/server';
 import type { Logger } from 'pino';
+import { toolServers } from './tool-servers.js';
 import { VERSION } from './version.js';
 
 export interface RunningDaemon {
@@ -101,6 +104,7 @@ export async function startDaemon({
     redactPatterns: config.logging.redactPatterns.map(compileRedactPattern),
     audit: audited,
     codec: wireEventCodec(),
+    ...(toolSocketPath !== undefined ? { toolServers: toolServers(toolSocketPath) } : {}),
     ...(store ? { store } : {}),
     ...(metrics ? { observer: metrics.events } : {}),
   });
@@ -138,6 +142,9 @@ export async function startDaemon({
         server.markNotServing();
         await manager.shutdown();
         await tools?.close();
+        // This daemon's own directory (tools-<pid>): the capability files left in it are dead now.
+        if (toolSocketPath !== undefined)
+          rmSync(dirname(toolSocketPath), { recursive: true, force: true });
         await server.shutdown(2000);
         logger.info('shutdown complete');
       })();

@@ -36,12 +36,14 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = positionals[0] ?? 'run';
   if (command === 'mcp') {
-    if (!values.socket) {
-      process.stderr.write('bridge mcp: --socket <path> is required (see bridge --help)\n');
+    if (!values.socket || !values['capability-file']) {
+      process.stderr.write(
+        'bridge mcp: --socket <path> and --capability-file <file> are required (see bridge --help)\n',
+      );
       return 2;
     }
     // An agent's tool server: nothing of the daemon is started.
-    return runMcpServer(values.socket, process.env);
+    return runMcpServer(values.socket, values['capability-file']);
   }
   // Every agent process group, from spawn to exit: what the orphan guard watches.
   const groups = new LiveProcessGroups();

@@ -2,10 +2,10 @@
  * `bridge mcp`, the MCP server an agent runs for its collaboration tools,
  * driven by the official MCP client over stdio as an agent CLI drives it:
  * tools listed and called through the daemon's tool socket (here a socket
- * with a stand-in for the daemon's tools), the capability taken from the
- * environment, refusals returned as tool errors.
+ * with a stand-in for the daemon's tools), the capability read from its
+ * file, refusals returned as tool errors.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,7 +66,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function mcpClient(capability?: string) {
+async function mcpClient(capability: string) {
+  const file = join(dir, `${capability}.cap`);
+  writeFileSync(file, `${capability}\n`, { mode: 0o600 });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [
@@ -77,11 +79,10 @@ async function mcpClient(capability?: string) {
       'mcp',
       '--socket',
       socket.path,
+      '--capability-file',
+      file,
     ],
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...(capability ? { BRIDGE_TOOLS_CAPABILITY: capability } : {}),
-    },
+    env: { PATH: process.env.PATH ?? '' },
     cwd: REPO_ROOT,
     stderr: 'pipe',
   });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -8,9 +9,6 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from './version.js';
-
-/** The variable the capability comes in: never argv (which `ps` shows). */
-const CAPABILITY_ENV = 'BRIDGE_TOOLS_CAPABILITY';
 
 interface Reply {
   id: number;
@@ -82,21 +80,22 @@ const failure = (e: { code: string; message: string }): CallToolResult => ({
 });
 
 /**
- * `bridge mcp --socket PATH`: the MCP server an agent runs for its
- * session's collaboration tools (stdio), forwarding each call to the
- * daemon's tool socket with the session's capability, from
- * BRIDGE_TOOLS_CAPABILITY. Resolves with the exit code once stdin ends.
+ * `bridge mcp --socket PATH --capability-file FILE`: the MCP server an
+ * agent runs for its session's collaboration tools (stdio), forwarding each
+ * call to the daemon's tool socket with the session's capability, read from
+ * FILE (0600, written by the daemon; never in argv, which `ps` shows).
+ * Resolves with the exit code once stdin ends.
  */
-export async function runMcpServer(socketPath: string, env: NodeJS.ProcessEnv): Promise<number> {
-  const capability = env[CAPABILITY_ENV];
-  if (!capability) {
+export async function runMcpServer(socketPath: string, capabilityFile: string): Promise<number> {
+  let capability: string;
+  try {
+    capability = readFileSync(capabilityFile, 'utf8').trim();
+  } catch (err) {
     process.stderr.write(
-      `bridge mcp: ${CAPABILITY_ENV} is not set (the bridge sets it for its agents)\n`,
+      `bridge mcp: cannot read the capability file: ${(err as Error).message}\n`,
     );
     return 2;
   }
-  // Whatever this process starts never inherits it.
-  delete env[CAPABILITY_ENV];
   const daemon = new ToolSocketClient(socketPath, capability);
   const server = new Server(
     { name: 'bridge', version: VERSION },

@@ -6,6 +6,7 @@ export {
   noAudit,
 } from './audit.js';
 export { type Clock, systemClock } from './clock.js';
+export type { ToolServers } from './collaboration/collab-ports.js';
 export type {
   CollabSnapshot,
   CollabStore,

@@ -24,5 +24,6 @@ export type {
   ProviderStatus,
   ResumePoint,
   SessionSpec,
+  ToolServer,
 } from './contract/provider.js';
 export type { VersionCoverage } from './health/tested-versions.js';

@@ -11,8 +11,9 @@ Usage:
                                       first run: create a dev PKI and config in --dir,
                                       then start on 127.0.0.1:9445 with the mock agent,
                                       and write the bridgectl profile "dev"
-  bridge mcp --socket <path>          the MCP server of a session's collaboration tools, run
-                                      by its agent (stdio; BRIDGE_TOOLS_CAPABILITY set by the bridge)
+  bridge mcp --socket <path> --capability-file <file>
+                                      the MCP server of a session's collaboration tools, run
+                                      by its agent (stdio); the bridge gives its agents both
   bridge --version | --help
 
 Options:
@@ -20,6 +21,7 @@ Options:
   --listen host:port    dev: where to listen (else $BRIDGE_DEV_LISTEN, else 127.0.0.1:9445)
   --dir <dir>           dev: the dev PKI and config (else $BRIDGE_DEV_DIR, else certs/dev)
   --socket <path>       mcp: the daemon's tool socket
+  --capability-file <f> mcp: the file holding the session's capability
   -h, --help            this help
   -v, --version         the version
 
@@ -40,6 +42,7 @@ export const parseCommandLine = (argv: string[]) =>
       listen: { type: 'string' },
       dir: { type: 'string' },
       socket: { type: 'string' },
+      'capability-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -123,7 +123,7 @@ function toolSocketPathIn(
   stateDir: string,
   logger: { warn(msg: string): void },
 ): string | undefined {
-  const path = join(stateDir, `tools-${process.pid}.sock`);
+  const path = join(stateDir, `tools-${process.pid}`, 'tools.sock');
   if (Buffer.byteLength(path) <= SOCKET_PATH_MAX) return path;
   logger.warn(
     `the agents' collaboration tools are off: their socket path ${path} is longer than ${SOCKET_PATH_MAX} bytes (choose a shorter sessions.state_dir)`,

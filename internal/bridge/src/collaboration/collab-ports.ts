@@ -1,4 +1,4 @@
-import type { AgentEvent } from '@agent-bridge/providers';
+import type { AgentEvent, ToolServer } from '@agent-bridge/providers';
 import type {
   Delivery,
   Message,
@@ -47,4 +47,19 @@ export interface CollabOps {
     signal: AbortSignal,
   ): Promise<Message | undefined>;
   who(projectId: string): Member[];
+}
+
+/**
+ * How a session's agent gets its tools (the daemon's: `bridge mcp` on its
+ * tool socket): the MCP server to attach, holding the session's
+ * capability, and its clean-up once the session has ended.
+ */
+export interface ToolServers {
+  attach(sessionId: string, capability: string): ToolServer;
+  detach(sessionId: string): void;
+}
+
+/** What a session's launch asks for: its agent's tool server, for as long as `lifetime` lasts. */
+export interface ToolAttachment {
+  attachTools(sessionId: string, projectId: string, lifetime: AbortSignal): ToolServer | undefined;
 }

@@ -1,9 +1,9 @@
-import type { AgentEvent } from '@agent-bridge/providers';
+import type { AgentEvent, ToolServer } from '@agent-bridge/providers';
 import type { Audit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
 import { type BucketLimit, TokenBuckets } from '../limits/token-buckets.js';
 import { AgentCapabilities } from './agent-capabilities.js';
-import type { CollabOps, SessionsView } from './collab-ports.js';
+import type { CollabOps, SessionsView, ToolAttachment, ToolServers } from './collab-ports.js';
 import type { CollabStore } from './collab-store.js';
 import type {
   Message,
@@ -25,6 +25,8 @@ export interface CollaborationDeps {
   sessions: SessionsView;
   /** Posts and messages each author may make (one allowance for both). */
   rate: BucketLimit;
+  /** How agents get their tools; none: agents get none (people still post and send). */
+  toolServers?: ToolServers | undefined;
 }
 
 /** The default allowance of posts and messages per author. */
@@ -38,7 +40,7 @@ const who = (p: Party) => p.name || p.id;
  * as an event on the sessions involved, audited, and a message with
  * `deliver: turn` given to its session's agent as input.
  */
-export class Collaboration implements CollabOps {
+export class Collaboration implements CollabOps, ToolAttachment {
   private readonly board: ContextBoard;
   private readonly mail: Mailboxes;
   /** What sessions' agents call their tools with. */
@@ -60,6 +62,26 @@ export class Collaboration implements CollabOps {
       kept.messages,
     );
     this.capabilities = new AgentCapabilities(this, deps.sessions);
+  }
+
+  /**
+   * The tool server of a session's agent, with a new capability; both end
+   * with `lifetime` (the session's). Undefined when the daemon gives agents
+   * no tools.
+   */
+  attachTools(sessionId: string, projectId: string, lifetime: AbortSignal): ToolServer | undefined {
+    const servers = this.deps.toolServers;
+    if (!servers || lifetime.aborted) return undefined;
+    const server = servers.attach(sessionId, this.capabilities.issue(sessionId, projectId));
+    lifetime.addEventListener(
+      'abort',
+      () => {
+        this.capabilities.revoke(sessionId);
+        servers.detach(sessionId);
+      },
+      { once: true },
+    );
+    return server;
   }
 
   async post(projectId: string, from: Party, draft: PostDraft): Promise<Post> {

@@ -7,6 +7,7 @@ import {
 } from '@agent-bridge/providers';
 import { type Scope, scope } from '@agent-bridge/scope';
 import type { Timers } from '../clock.js';
+import type { ToolAttachment } from '../collaboration/collab-ports.js';
 import type { PinnedDirectory } from '../paths/pinned-directory.js';
 import type { Logger } from '../types.js';
 import type { Session } from './session.js';
@@ -25,6 +26,8 @@ export interface LaunchDeps {
   workspace: PinnedDirectory;
   /** Take up the agent's conversation after a daemon restart, instead of a new one. */
   resume?: { point: ResumePoint; interruptedTurn: string | undefined } | undefined;
+  /** Where the agent's collaboration tools come from. */
+  tools?: ToolAttachment;
 }
 
 /**
@@ -63,6 +66,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
   startupClock.restart();
   const signal = abandon.signal;
   let starting: Promise<AgentHandle> | undefined;
+  const tools = deps.tools?.attachTools(session.id, session.projectId, session.lifetime);
   try {
     starting = session.provider.start({
       projectId: session.projectId,
@@ -71,6 +75,7 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
       cwd: workspace.cwd,
       options: session.request.agentOpts,
       ...(resume ? { resume: resume.point } : {}),
+      ...(tools ? { tools } : {}),
       spawned: (pid) => {
         session.markSpawned(pid, resume !== undefined);
         void workspace.close();

@@ -1,4 +1,5 @@
 import type { Timers } from '../clock.js';
+import type { ToolAttachment } from '../collaboration/collab-ports.js';
 import type { AllowedPaths } from '../paths/allowed-paths.js';
 import type { CoreSettings, Logger } from '../types.js';
 import { launchAgent } from './launch-agent.js';
@@ -9,6 +10,7 @@ export interface ResumeDeps {
   timers: Timers;
   logger: Logger;
   settings: Pick<CoreSettings, 'startupTimeoutMs'>;
+  tools?: ToolAttachment;
 }
 
 /**
@@ -33,6 +35,7 @@ export function resumeAgent({ session, point, interruptedTurn }: ToResume, deps:
       startupTimeoutMs: deps.settings.startupTimeoutMs(session.request.provider),
       workspace,
       resume: { point, interruptedTurn },
+      ...(deps.tools ? { tools: deps.tools } : {}),
     });
   })().catch(cannot);
   session.startup.begin(resuming);

@@ -65,5 +65,6 @@ export function collaborationOf(
     audit: deps.audit ?? noAudit,
     sessions: sessionDirectory(table, deps.settings.maxInputBytes),
     rate: deps.collabRate ?? COLLAB_RATE,
+    toolServers: deps.toolServers,
   });
 }

@@ -1,6 +1,7 @@
 import type { Provider } from '@agent-bridge/providers';
 import type { Audit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
+import type { ToolServers } from '../collaboration/collab-ports.js';
 import type { EventCodec } from '../events/event-codec.js';
 import type { EventObserver } from '../events/event-observer.js';
 import type { BucketLimit } from '../limits/token-buckets.js';
@@ -32,4 +33,6 @@ export interface SessionManagerDeps {
   historyId?: string;
   /** Posts and messages each author may make (COLLAB_RATE unless given). */
   collabRate?: BucketLimit;
+  /** How agents get their collaboration tools (the daemon's tool socket); none unless given. */
+  toolServers?: ToolServers;
 }

@@ -583,6 +583,57 @@ describe('SessionManager: the collaboration tools of agents, by capability', () 
     };
   }
 
+  it('gives each agent a tool server holding a capability that ends with its session', async () => {
+    const attached = new Map<string, string>();
+    const detached: string[] = [];
+    const toolServers = {
+      attach: (sessionId: string, capability: string) => {
+        attached.set(sessionId, capability);
+        return {
+          name: 'bridge',
+          command: '/bin/bridge-mcp',
+          args: ['--capability-file', `/run/${sessionId}.cap`],
+        };
+      },
+      detach: (sessionId: string) => void detached.push(sessionId),
+    };
+    const clock = new FakeClock();
+    const provider = new FakeProvider('fake');
+    const manager = new SessionManager({
+      settings: testSettings({ allowedPaths: [root], startupTimeoutMs: () => STARTUP_TIMEOUT_MS }),
+      providers: new Map([[provider.id, provider]]),
+      logger: silentLogger,
+      clock,
+      timers: clock,
+      toolServers,
+    });
+    const s = await manager.start(alpha, {
+      projectId: 'alpha',
+      sessionId: randomUUID(),
+      repoPath: root,
+      provider: 'fake',
+      agentOpts: {},
+      name: 'solo',
+    });
+    expect(provider.spawns[0]?.tools).toEqual({
+      name: 'bridge',
+      command: '/bin/bridge-mcp',
+      args: ['--capability-file', `/run/${s.sessionId}.cap`],
+    });
+    const cap = attached.get(s.sessionId)!;
+    const caps = manager.collaboration.capabilities;
+    expect(await caps.call(cap, 'who', {}, new AbortController().signal)).toMatchObject({
+      sessions: [expect.objectContaining({ name: 'solo', you: true })],
+    });
+    await manager.stop(alpha, s.sessionId, false);
+    expect(detached).toEqual([s.sessionId]);
+    expect(
+      await refusalOf(() => caps.call(cap, 'who', {}, new AbortController().signal)),
+    ).toMatchObject({
+      reason: 'capability_invalid',
+    });
+  });
+
   it('lists eight tools, each with a closed JSON schema', () => {
     const { manager } = setup();
     const tools = manager.collaboration.capabilities.list();

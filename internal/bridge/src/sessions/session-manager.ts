@@ -98,9 +98,10 @@ export class SessionManager {
       this.daemon.signal,
     );
     this.collaboration = collaborationOf(this.sessions, this.store, this.clock, this.timers, deps);
+    const resume = { allowed: this.allowed, timers: this.timers, tools: this.collaboration };
     for (const stored of this.store.storedSessions()) {
       const live = restoreSession(stored, this.sessionDeps(), this.sessions, deps.providers);
-      if (live) resumeAgent(live, { allowed: this.allowed, timers: this.timers, ...deps });
+      if (live) resumeAgent(live, { ...resume, ...deps });
     }
   }
 
@@ -193,8 +194,9 @@ export class SessionManager {
     });
     this.sessions.add(session);
     const startupTimeoutMs = settings.startupTimeoutMs(req.provider);
+    const tools = this.collaboration;
     session.startup.begin(
-      launchAgent(session, { timers: this.timers, logger, startupTimeoutMs, workspace }),
+      launchAgent(session, { timers: this.timers, logger, startupTimeoutMs, workspace, tools }),
     );
     try {
       await session.startup.started;
@@ -281,12 +283,9 @@ export class SessionManager {
     checkSubscriberId(subscriberId, true);
     const session = this.sessions.find(caller, sessionId);
     checkAckHistory(historyId, this.historyId);
-    const cursor = this.subscriptions.ack(session, subscriberId, ackSeq);
-    return keptCursor(this.store, session.id, {
-      subscriberId,
-      ackSeq: cursor,
-      touchedAt: this.clock.now(),
-    });
+    const cursor = { subscriberId, ackSeq: 0, touchedAt: this.clock.now() };
+    cursor.ackSeq = this.subscriptions.ack(session, subscriberId, ackSeq);
+    return keptCursor(this.store, session.id, cursor);
   }
 
   /** Refuses new work, ends every session's agent (endForShutdown) and waits. */

@@ -121,7 +121,7 @@ export class FakeProvider implements Provider {
   readonly capabilities: ProviderCapabilities;
   readonly agents: FakeAgent[] = [];
   /** Per start: the repoPath it was given, and the directory its spawn cwd led to at the time. */
-  readonly spawns: { repoPath: string; dir: string }[] = [];
+  readonly spawns: { repoPath: string; dir: string; tools?: SessionSpec['tools'] }[] = [];
   outcome: StartOutcome = 'ready';
   /** What an agent of outcome `startup_exit` writes to stderr before it exits. */
   lastWords: string[] = [];
@@ -193,7 +193,11 @@ export class FakeProvider implements Provider {
   async start(spec: SessionSpec): Promise<AgentHandle> {
     for (const notify of this.startWaiters.splice(0)) notify();
     await this.preSpawn;
-    this.spawns.push({ repoPath: spec.repoPath, dir: readlinkSync(spec.cwd) });
+    this.spawns.push({
+      repoPath: spec.repoPath,
+      dir: readlinkSync(spec.cwd),
+      ...(spec.tools ? { tools: spec.tools } : {}),
+    });
     if (this.outcome === 'spawn_error') {
       await this.gate;
       throw new SpawnError('fake-agent: not found', 'ENOENT');

@@ -55,6 +55,18 @@ export interface ProviderStatus {
 }
 
 /** What the core hands a provider to start one session. */
+/**
+ * An MCP server (stdio) the agent is to run beside it: the bridge's
+ * collaboration tools for this session (`bridge mcp`). Its command line
+ * holds no secret; an adapter gives it to its CLI in the CLI's own way.
+ */
+export interface ToolServer {
+  /** The server's name as the agent knows it (claude shows its tools as mcp__<name>__<tool>). */
+  name: string;
+  command: string;
+  args: string[];
+}
+
 export interface SessionSpec {
   projectId: string;
   sessionId: string;
@@ -79,6 +91,8 @@ export interface SessionSpec {
    * conversation the agent cannot take up fails the start-up.
    */
   resume?: ResumePoint;
+  /** The bridge's collaboration tools, for an adapter that can attach an MCP server. */
+  tools?: ToolServer;
   /** Called once the process exists, before any of its output is emitted. */
   spawned(pid: number): void;
   /** Receives every event the agent produces, in order. Must not throw. */

@@ -1,0 +1,49 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ToolServers } from '@agent-bridge/bridge';
+
+/** This daemon's own entry point, beside this module (src/ under tsx, dist/ under node). */
+const MAIN = fileURLToPath(
+  new URL(`./main${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+);
+
+/** The node flags that load the daemon's code as this process loads it (tsx in development). */
+function loaderFlags(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i]!;
+    if (flag.startsWith('--conditions=')) out.push(flag);
+    else if ((flag === '--import' || flag === '--conditions') && i + 1 < execArgv.length) {
+      out.push(flag, execArgv[++i]!);
+    }
+  }
+  return out;
+}
+
+/**
+ * The agents' tool servers: `bridge mcp` on this daemon's tool socket,
+ * each session's capability in a file of its own (0600, in the socket's
+ * 0700 directory; removed when the session ends), so no command line
+ * holds a secret.
+ */
+export function toolServers(socketPath: string): ToolServers {
+  const dir = dirname(socketPath);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const fileOf = (sessionId: string) => join(dir, `${sessionId}.cap`);
+  const flags = loaderFlags(process.execArgv);
+  return {
+    attach(sessionId, capability) {
+      const file = fileOf(sessionId);
+      writeFileSync(file, `${capability}\n`, { mode: 0o600 });
+      return {
+        name: 'bridge',
+        command: process.execPath,
+        args: [...flags, MAIN, 'mcp', '--socket', socketPath, '--capability-file', file],
+      };
+    },
+    detach(sessionId) {
+      rmSync(fileOf(sessionId), { force: true });
+    },
+  };
+}
