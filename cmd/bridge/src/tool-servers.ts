@@ -8,14 +8,19 @@ const MAIN = fileURLToPath(
   new URL(`./main${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
 );
 
-/** The node flags that load the daemon's code as this process loads it (tsx in development). */
+/**
+ * The node flags that load the daemon's code as this process loads it (tsx
+ * in development), a module to `--import` made absolute: the agent starts
+ * the tool server in its repository, where it would not resolve.
+ */
 function loaderFlags(execArgv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const flag = execArgv[i]!;
     if (flag.startsWith('--conditions=')) out.push(flag);
-    else if ((flag === '--import' || flag === '--conditions') && i + 1 < execArgv.length) {
-      out.push(flag, execArgv[++i]!);
+    else if (flag === '--conditions' && i + 1 < execArgv.length) out.push(flag, execArgv[++i]!);
+    else if (flag === '--import' && i + 1 < execArgv.length) {
+      out.push(flag, import.meta.resolve(execArgv[++i]!));
     }
   }
   return out;

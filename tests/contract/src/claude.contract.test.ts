@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { call } from '@agent-bridge/harness';
 import { ProviderAuthState, SessionStatus } from '@agent-bridge/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -175,6 +176,51 @@ describe('claude 2.1.332 through the daemon', () => {
 
   it('sessions started at the same moment in a fresh HOME all start', async () => {
     await expectConcurrentStart(() => bridge.start('claude_fresh'));
+  });
+
+  it('the bridge collaboration tools: claude lists them and posts through bridge mcp', async () => {
+    const s = await bridge.start('claude');
+    const from = api.requests.length;
+    await s.send(
+      'please BRIDGE_TOOL context_post {"category":"finding","content":"found by the real claude"}',
+    );
+    const all = await s.events(turnsDone(1));
+    expectOneTurn(all);
+    // claude told the model about the bridge's tools, as MCP listed them (2.1.332 defers
+    // MCP tools behind ToolSearch: they are named in the request, not in `tools`).
+    const told = JSON.stringify(api.requests.slice(from).map((r) => r.body));
+    for (const name of [
+      'context_post',
+      'context_read',
+      'message_send',
+      'wait_for_message',
+      'who',
+    ]) {
+      expect(told, show(all)).toContain(`mcp__bridge__${name}`);
+    }
+    // Allowed without a permission request: the bridge's own tools.
+    expect(ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED), show(all)).toEqual([]);
+    const result = ofType(all, T.EVENT_TYPE_TOOL_RESULT).at(-1);
+    expect(JSON.stringify(result?.data), show(all)).toContain('post_id');
+    const page = await call(
+      bridge.client,
+      (c) => c.readContext,
+      {
+        afterId: 0n,
+        since: undefined,
+        category: 'finding',
+        source: s.sessionId,
+        threadId: '',
+        unacked: false,
+        limit: 0,
+      },
+      await bridge.auth(),
+    );
+    expect(page.posts.map((p) => [p.from?.id, p.content])).toEqual([
+      [s.sessionId, 'found by the real claude'],
+    ]);
+    expect(ofType(all, T.EVENT_TYPE_CONTEXT_POSTED)).toHaveLength(1);
+    await s.stop();
   });
 
   it('a rejected API key surfaces as a clear AGENT_ERROR and a failed turn', async () => {

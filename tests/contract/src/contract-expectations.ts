@@ -14,7 +14,12 @@ export function expectOneTurn(all: SessionEvent[]): void {
   const started = all.findIndex((e) => e.type === EventType.EVENT_TYPE_TURN_STARTED);
   const input = all.findIndex((e) => e.type === EventType.EVENT_TYPE_INPUT_RECEIVED);
   const turn = all.slice(started);
-  const agent = turn.filter((e) => e.type >= EventType.EVENT_TYPE_TURN_STARTED);
+  // The turn's own events (collaboration events the daemon records meanwhile carry no turn).
+  const agent = turn.filter(
+    (e) =>
+      e.type >= EventType.EVENT_TYPE_TURN_STARTED &&
+      e.type <= EventType.EVENT_TYPE_PERMISSION_RESOLVED,
+  );
   const why = showEvents(all);
   expect(started, why).toBeGreaterThan(input);
   expect(input, why).toBeGreaterThanOrEqual(0);

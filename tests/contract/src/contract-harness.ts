@@ -24,6 +24,7 @@ import {
   type ProviderInfo,
   type RespondPermissionResponse,
 } from '@agent-bridge/proto';
+import type { Metadata } from '@grpc/grpc-js';
 
 export { ofType, showEvents as show, turnsDone } from '@agent-bridge/harness';
 export * from './contract-expectations.js';
@@ -143,6 +144,7 @@ export async function contractDaemon(
   return {
     daemon,
     client,
+    auth: renew,
     providers: sessions.providers,
     /**
      * A provider as ListProviders shows it once its background probes have
@@ -200,6 +202,8 @@ export async function contractDaemon(
 export type ContractDaemon = {
   daemon: TestDaemon;
   client: BridgeServiceClient;
+  /** Credentials of the test's caller (subject "tester", project "alpha"), renewed as needed. */
+  auth(): Promise<Metadata>;
   providers: ReturnType<typeof sessionClient>['providers'];
   probed(id: string): Promise<ProviderInfo>;
   start: ReturnType<typeof sessionClient>['start'];

@@ -182,6 +182,20 @@ describe('claude adapter through the daemon', () => {
       'stdio',
       '--session-id',
       sessionId,
+      '--mcp-config',
+      expect.any(String),
+      '--allowedTools',
+      'mcp__bridge',
+    ]);
+    // The bridge's tool server: bridge mcp with the capability in a file, never in argv.
+    const mcp = JSON.parse(argv![argv!.indexOf('--mcp-config') + 1]!).mcpServers.bridge;
+    expect(mcp).toMatchObject({ type: 'stdio', command: process.execPath });
+    expect(mcp.args.slice(-5)).toEqual([
+      'mcp',
+      '--socket',
+      expect.stringMatching(/\/tools-\d+\/tools\.sock$/),
+      '--capability-file',
+      expect.stringMatching(new RegExp(`/tools-\\d+/${sessionId}\\.cap$`)),
     ]);
     await send(sessionId, 'hello');
     const first = await eventsUntil(sessionId, completedTurns(1));
@@ -480,7 +494,8 @@ describe('claude adapter through the daemon', () => {
       model: 'claude-sonnet-4-5',
       permission_mode: 'plan',
     });
-    expect(argvLog('opts.log')[0]?.slice(-4)).toEqual([
+    const argv = argvLog('opts.log')[0] ?? [];
+    expect(argv.slice(argv.indexOf('--model'), argv.indexOf('--model') + 4)).toEqual([
       '--model',
       'claude-sonnet-4-5',
       '--permission-mode',
@@ -491,7 +506,10 @@ describe('claude adapter through the daemon', () => {
 
   it('config default_opts may choose bypassPermissions, and it reaches argv', async () => {
     const { sessionId } = await start('claude_bypass');
-    expect(argvLog('bypass.log')[0]?.slice(-2)).toEqual(['--permission-mode', 'bypassPermissions']);
+    const argv = argvLog('bypass.log')[0] ?? [];
+    expect(
+      argv.slice(argv.indexOf('--permission-mode'), argv.indexOf('--permission-mode') + 2),
+    ).toEqual(['--permission-mode', 'bypassPermissions']);
     await stop(sessionId);
   });
 });

@@ -64,6 +64,7 @@ export class AcpDriver implements ProtocolDriver {
         modelVia: this.opts.modelVia,
         clientVersion: this.opts.clientVersion ?? '0.1.0',
         resume,
+        tools: this.ctx.spec.tools,
       });
       this.agentFacts = agent;
       this.session = session;

@@ -1,4 +1,5 @@
 import { isRecord, type JsonObject } from '../contract/json-value.js';
+import type { ToolServer } from '../contract/provider.js';
 import type { JsonRpcPeer } from '../turns/json-rpc-peer.js';
 import { RequestError } from '../turns/pending-requests.js';
 import {
@@ -30,7 +31,13 @@ export interface HandshakeOptions {
   clientVersion: string;
   /** An earlier session of the agent to load instead of a new one (after a daemon restart). */
   resume?: string | undefined;
+  /** The bridge's tool server, given to the agent as an MCP server of the session. */
+  tools?: ToolServer | undefined;
 }
+
+/** `mcpServers` of session/new and session/load: the bridge's tool server, if any (ACP's stdio shape). */
+const mcpServersOf = (tools: ToolServer | undefined) =>
+  tools ? [{ name: tools.name, command: tools.command, args: tools.args, env: [] }] : [];
 
 /**
  * ACP start-up: `initialize` (as ACP v1, offering no file system or
@@ -62,9 +69,9 @@ export async function openAcpSession(
   };
   const session = await (opts.resume === undefined
     ? peer
-        .request(ACP_METHODS.sessionNew, { cwd: opts.cwd, mcpServers: [] }, 0)
+        .request(ACP_METHODS.sessionNew, { cwd: opts.cwd, mcpServers: mcpServersOf(opts.tools) }, 0)
         .then(newSessionInfo)
-    : loadSession(peer, agent, opts.resume, opts.cwd)
+    : loadSession(peer, agent, opts.resume, opts.cwd, mcpServersOf(opts.tools))
   ).catch((err: unknown) => {
     throw explainAuth(err, agent.authMethods);
   });
@@ -83,11 +90,12 @@ async function loadSession(
   agent: AcpAgent,
   sessionId: string,
   cwd: string,
+  mcpServers: ReturnType<typeof mcpServersOf>,
 ): Promise<NewSessionInfo> {
   if (agent.capabilities.loadSession !== true) {
     throw new Error('cannot resume: the agent does not offer session/load (loadSession)');
   }
-  const loaded = await peer.request(ACP_METHODS.sessionLoad, { sessionId, cwd, mcpServers: [] }, 0);
+  const loaded = await peer.request(ACP_METHODS.sessionLoad, { sessionId, cwd, mcpServers }, 0);
   return newSessionInfo({ ...(isRecord(loaded) ? loaded : {}), sessionId });
 }
 

@@ -1,3 +1,4 @@
+import type { ToolServer } from '../contract/provider.js';
 import { MODEL_OPTION, type OptionSpecs } from '../option-policy.js';
 
 const PERMISSION_MODES = [
@@ -35,10 +36,14 @@ export const CLAUDE_OPTIONS: OptionSpecs = {
  * argv for one persistent stream-json session: a new conversation named
  * after the bridge's session (`--session-id`), or, after a daemon restart,
  * the one it had (`--resume`: claude refuses a `--session-id` in use).
+ * The bridge's tool server, when given, is added with `--mcp-config` and
+ * its tools allowed without a prompt (they are the bridge's own, scoped to
+ * the session by its capability).
  */
 export function claudeArgs(
   conversation: { new: string } | { resume: string },
   options: Readonly<Record<string, string>>,
+  tools?: ToolServer,
 ): string[] {
   const args = [
     '-p',
@@ -58,5 +63,11 @@ export function claudeArgs(
   if (options.model) args.push('--model', options.model);
   if (options.permission_mode) args.push('--permission-mode', options.permission_mode);
   if (options.max_budget_usd) args.push('--max-budget-usd', options.max_budget_usd);
+  if (tools) {
+    const config = {
+      mcpServers: { [tools.name]: { type: 'stdio', command: tools.command, args: tools.args } },
+    };
+    args.push('--mcp-config', JSON.stringify(config), '--allowedTools', `mcp__${tools.name}`);
+  }
   return args;
 }

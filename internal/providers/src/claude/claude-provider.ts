@@ -32,6 +32,7 @@ export class ClaudeProvider extends StructuredProvider {
     return claudeArgs(
       spec.resume ? { resume: spec.resume.conversationId } : { new: spec.sessionId },
       options,
+      spec.tools,
     );
   }
 

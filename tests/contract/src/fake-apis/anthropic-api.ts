@@ -2,7 +2,9 @@ import type { ServerResponse } from 'node:http';
 import {
   AFTER_TOOL,
   BAD_KEY,
+  bridgeToolCall,
   FakeModelApi,
+  lastText,
   pause,
   REPLY,
   type Recorded,
@@ -86,14 +88,16 @@ export class FakeAnthropicApi extends FakeModelApi {
       },
       'message_start',
     );
-    if (script === 'tool') {
-      const input = { command: TOOL_COMMAND, description: 'create file' };
+    if (script === 'tool' || script === 'bridge-tool') {
+      const call = bridgeToolCall(lastText(last?.content ?? ''));
+      const name = call ? `mcp__bridge__${call.tool}` : shell;
+      const input = call?.input ?? { command: TOOL_COMMAND, description: 'create file' };
       this.sse(
         res,
         {
           type: 'content_block_start',
           index: 0,
-          content_block: { type: 'tool_use', id: `toolu_fake_${this.n}`, name: shell, input: {} },
+          content_block: { type: 'tool_use', id: `toolu_fake_${this.n}`, name, input: {} },
         },
         'content_block_start',
       );

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /** What the fake model does for one request, decided from the conversation. */
-export type Script = 'text' | 'tool' | 'after-tool' | 'hang';
+export type Script = 'text' | 'tool' | 'after-tool' | 'hang' | 'bridge-tool';
 
 /** A request as the fake received it. */
 export interface Recorded {
@@ -32,12 +32,22 @@ function chooseScript(lastUser: unknown, hasToolResult: boolean, tools: boolean)
   if (!tools) return 'text';
   const text = lastText(lastUser);
   if (text.includes('USE_TOOL')) return 'tool';
+  if (bridgeToolCall(text)) return 'bridge-tool';
   if (text.includes('HANG')) return 'hang';
   return 'text';
 }
 
+/**
+ * `BRIDGE_TOOL <tool> <json arguments>` in a prompt: the model is to call
+ * that tool of the bridge's MCP server (claude names it mcp__bridge__<tool>).
+ */
+export function bridgeToolCall(text: string): { tool: string; input: unknown } | undefined {
+  const m = /BRIDGE_TOOL (\w+) (\{.*\})/s.exec(text);
+  return m ? { tool: m[1]!, input: JSON.parse(m[2]!) } : undefined;
+}
+
 /** The last string in a message's content: a plain string, or the last `text` field in it. */
-function lastText(content: unknown): string {
+export function lastText(content: unknown): string {
   if (typeof content === 'string') return content;
   const parts = Array.isArray(content) ? content : [content];
   for (const part of [...parts].reverse()) {
