@@ -24,6 +24,11 @@ const bridge = useDaemon({
     sessions: { max_per_project: 10, max_global: 10 },
     providers: {
       claude: { adapter: 'claude', binary: FAKE_CLAUDE, permissions: 'ask' },
+      codex: {
+        adapter: 'codex',
+        binary: join(REPO_ROOT, 'tests/fixtures/fake-codex.mjs'),
+        env: { FAKE_CODEX_LOGGED_IN: '1' },
+      },
       opencode: {
         adapter: 'acp',
         binary: join(REPO_ROOT, 'tests/fixtures/fake-opencode.mjs'),
@@ -170,6 +175,48 @@ describe('agents collaborating through the bridge (fake claude, real MCP)', () =
     expect(ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text).toBe('Hello from fake model.');
     await reviewer.s.stop();
     await coder.s.stop();
+  });
+
+  it('codex reads what claude posted and writes back to the bus', async () => {
+    const claude = await agent('claude-finder', 'reviewer');
+    const codex = await agent('codex-fixer', 'implementer', 'codex');
+    const { post_id } = resultOf(
+      (
+        await claude.ask(
+          tool('context_post', { category: 'finding', content: 'README has a typo' }),
+        )
+      ).answer,
+      'context_post',
+    );
+    const read = resultOf(
+      (await codex.ask(tool('context_read', { source: 'claude-finder' }))).answer,
+      'context_read',
+    );
+    expect(read.posts).toEqual([
+      expect.objectContaining({ id: post_id, content: 'README has a typo' }),
+    ]);
+    const reply = resultOf(
+      (
+        await codex.ask(
+          tool('context_post', { category: 'fix', content: 'fixed', reply_to: post_id }),
+        )
+      ).answer,
+      'context_post',
+    );
+    const page = await bridge.call((c) => c.readContext, {
+      afterId: 0n,
+      since: undefined,
+      category: 'fix',
+      source: 'codex-fixer',
+      threadId: '',
+      unacked: false,
+      limit: 0,
+    });
+    expect(page.posts.map((p) => [Number(p.id), Number(p.replyTo), p.from?.role])).toEqual([
+      [reply.post_id, post_id, 'implementer'],
+    ]);
+    await claude.s.stop();
+    await codex.s.stop();
   });
 
   it('who shows the live sessions; a stopped one leaves', async () => {

@@ -1,3 +1,4 @@
+import type { ToolServer } from '../contract/provider.js';
 import { MODEL_OPTION, type OptionSpec, type OptionSpecs } from '../option-policy.js';
 
 const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
@@ -57,4 +58,21 @@ export function threadStartParams(
   };
   if (options.model) params.model = options.model;
   return params;
+}
+
+/**
+ * The bridge's tool server as codex config overrides (`-c
+ * mcp_servers.<name>.command=…`, `.args=[…]`): TOML values, which JSON
+ * strings and arrays of them are. The command line holds no secret (the
+ * capability is in a file the server reads).
+ */
+export function mcpServerArgs(tools: ToolServer | undefined): string[] {
+  if (!tools) return [];
+  const key = `mcp_servers.${tools.name}`;
+  return [
+    '-c',
+    `${key}.command=${JSON.stringify(tools.command)}`,
+    '-c',
+    `${key}.args=${JSON.stringify(tools.args)}`,
+  ];
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ProviderCapabilities } from '../contract/provider.js';
+import type { ProviderCapabilities, SessionSpec } from '../contract/provider.js';
 import { TESTED_VERSIONS, type TestedVersions } from '../health/tested-versions.js';
 import {
   type DriverContext,
@@ -7,7 +7,7 @@ import {
   type StructuredProviderOptions,
 } from '../turns/structured-provider.js';
 import { CodexDriver } from './codex-driver.js';
-import { CODEX_OPTIONS } from './codex-options.js';
+import { CODEX_OPTIONS, mcpServerArgs } from './codex-options.js';
 import { probeLoginStatus } from './login-status.js';
 
 /** This package's version, sent to codex as `clientInfo.version`. */
@@ -39,8 +39,8 @@ export class CodexProvider extends StructuredProvider {
     super(opts, CODEX_OPTIONS);
   }
 
-  protected protocolArgs(): string[] {
-    return ['app-server'];
+  protected protocolArgs(spec: SessionSpec): string[] {
+    return ['app-server', ...mcpServerArgs(spec.tools)];
   }
 
   protected createDriver(ctx: DriverContext) {

@@ -2,7 +2,9 @@ import type { ServerResponse } from 'node:http';
 import {
   AFTER_TOOL,
   BAD_KEY,
+  bridgeToolCall,
   FakeModelApi,
+  lastText,
   pause,
   REPLY,
   type Recorded,
@@ -57,11 +59,21 @@ export class FakeOpenAiResponsesApi extends FakeModelApi {
       'response.created',
     );
     const output: unknown[] = [];
-    if (script === 'tool') {
-      const names = (body.tools ?? []).map((t) => t.name);
-      const call = names.includes('exec_command')
-        ? { name: 'exec_command', arguments: JSON.stringify({ cmd: TOOL_COMMAND }) }
-        : { name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', TOOL_COMMAND] }) };
+    if (script === 'tool' || script === 'bridge-tool') {
+      const names = (body.tools ?? []).map((t) => String(t.name ?? ''));
+      const bridge = bridgeToolCall(lastText(lastUser?.content ?? ''));
+      const call = bridge
+        ? {
+            // However codex names an MCP server's tools: the one that ends with the tool's name.
+            name: names.find((n) => n.endsWith(bridge.tool)) ?? `mcp__bridge__${bridge.tool}`,
+            arguments: JSON.stringify(bridge.input),
+          }
+        : names.includes('exec_command')
+          ? { name: 'exec_command', arguments: JSON.stringify({ cmd: TOOL_COMMAND }) }
+          : {
+              name: 'shell',
+              arguments: JSON.stringify({ command: ['bash', '-lc', TOOL_COMMAND] }),
+            };
       const item = {
         type: 'function_call',
         id: `fc_${n}`,
