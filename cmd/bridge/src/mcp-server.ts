@@ -10,6 +10,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from './version.js';
 
+/** How long a connection to the tool socket may take to be accepted. */
+const CONNECT_MS = 10_000;
+/** How long a call may wait for the daemon, beyond what the call itself waits (wait_for_message). */
+const ANSWER_MS = 30_000;
+
 interface Reply {
   id: number;
   result?: unknown;
@@ -27,11 +32,20 @@ class ToolSocketClient {
     private readonly capability: string,
   ) {}
 
-  async request(method: string, extra: Record<string, unknown> = {}): Promise<Reply> {
+  /** One request; answered `deadline_exceeded` after `timeoutMs` if the daemon does not answer. */
+  async request(method: string, extra: Record<string, unknown>, timeoutMs: number): Promise<Reply> {
     const socket = await this.connected();
     const id = this.next++;
     return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        const message = `the bridge daemon did not answer within ${Math.round(timeoutMs / 1000)} s`;
+        resolve({ id, error: { code: 'deadline_exceeded', message } });
+      }, timeoutMs);
+      this.pending.set(id, (reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      });
       socket.write(`${JSON.stringify({ id, capability: this.capability, method, ...extra })}\n`);
     });
   }
@@ -41,7 +55,20 @@ class ToolSocketClient {
     if (this.socket && !this.socket.destroyed) return this.socket;
     const socket = connect(this.path);
     await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve).once('error', reject);
+      // A Unix socket answers at once, or refuses: a hung daemon still gets a bound.
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error('the connection was not accepted within 10 s'));
+      }, CONNECT_MS);
+      socket
+        .once('connect', () => {
+          clearTimeout(timer);
+          resolve();
+        })
+        .once('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
     });
     let buffered = '';
     socket.setEncoding('utf8');
@@ -106,13 +133,17 @@ export async function runMcpServer(socketPath: string, capabilityFile: string): 
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const r = await daemon.request('tools/list').catch(unreachable);
+    const r = await daemon.request('tools/list', {}, ANSWER_MS).catch(unreachable);
     if (r.error) throw new Error(`${r.error.code}: ${r.error.message}`);
     return { tools: (r.result as { tools: Tool[] }).tools };
   });
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+    const args = req.params.arguments ?? {};
+    // wait_for_message waits by design (at most 300 s): its bound comes on top.
+    const waits = req.params.name === 'wait_for_message' ? Number(args.timeout_seconds ?? 60) : 0;
+    const bound = ANSWER_MS + Math.min(Math.max(waits, 0) || 0, 300) * 1000;
     const r = await daemon
-      .request('tools/call', { name: req.params.name, arguments: req.params.arguments ?? {} })
+      .request('tools/call', { name: req.params.name, arguments: args }, bound)
       .catch(unreachable);
     if (r.error) return failure(r.error);
     const result = r.result as Record<string, unknown>;
