@@ -98,6 +98,7 @@ export async function startDaemon({
           : DENY_ALL;
       },
       resume: (id) => config.providers[id]?.resume !== 'never',
+      collaboration: (id) => config.providers[id]?.collaboration !== 'off',
     },
     providers,
     logger,

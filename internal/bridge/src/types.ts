@@ -145,6 +145,8 @@ export interface CoreSettings {
   permissionPolicy: (providerId: string) => PermissionPolicy;
   /** Per provider: whether a session live at a daemon restart resumes its agent's conversation. */
   resume: (providerId: string) => boolean;
+  /** Per provider: whether its agents get the collaboration tools; absent: every one does. */
+  collaboration?: (providerId: string) => boolean;
 }
 
 /** The subset of pino's API the core uses. */

@@ -184,6 +184,7 @@ logging:
       defaultOpts: {},
       isolateHome: false,
       resume: 'auto',
+      collaboration: 'on',
       healthTtlMs: 60_000,
       probeTimeoutMs: 30_000,
     });
@@ -249,13 +250,14 @@ logging:
     });
     expect(
       problems(
-        `${MINIMAL}\nproviders:\n  x:\n    auto_allow: ["*", ""]\n    permission_default: ask\n    permission_timeout: 10ms\n`,
+        `${MINIMAL}\nproviders:\n  x:\n    auto_allow: ["*", ""]\n    permission_default: ask\n    permission_timeout: 10ms\n    collaboration: maybe\n`,
       ),
     ).toEqual([
       '13: providers.x.auto_allow[0]: would allow every tool; write permissions: allow instead',
       '13: providers.x.auto_allow[1]: must not be empty',
       '14: providers.x.permission_default: must be "deny" or "allow", got "ask"',
       '15: providers.x.permission_timeout: must be at least 1000ms, got "10ms"',
+      '16: providers.x.collaboration: must be "on" or "off", got "maybe"',
     ]);
   });
 
@@ -267,7 +269,7 @@ logging:
       '11: servr: unknown key (known keys: server, tls, metrics, auth, rate_limits, sessions, storage, input, providers, allowed_paths, logging)',
     ]);
     expect(problems(`${MINIMAL}\nproviders:\n  x:\n    binry: y\n`)).toEqual([
-      '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, permission_timeout, permission_default, auto_allow, allowed_opts, default_opts, isolate_home, resume, health_ttl, probe_timeout)',
+      '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, permission_timeout, permission_default, auto_allow, allowed_opts, default_opts, isolate_home, resume, collaboration, health_ttl, probe_timeout)',
     ]);
     expect(
       problems(MINIMAL.replace('key_path: keys/prd.pub', 'key_path: keys/prd.pub\n      kid: c')),
@@ -491,6 +493,7 @@ describe('the documented example bridge.yaml', () => {
       'probe_timeout',
       'ready_pattern',
       'resume',
+      'collaboration',
       'env',
     ]) {
       expect(doc).toMatch(new RegExp(`\\n\\s+#? ?${key}:`));

@@ -165,6 +165,7 @@ const PROVIDER: Table<ProviderConfig> = {
   defaultOpts: ['default_opts', openMap(text())],
   isolateHome: ['isolate_home', bool(false)],
   resume: ['resume', oneOf('auto', ['auto', 'never'] as const, '"auto" or "never"')],
+  collaboration: ['collaboration', oneOf('on', ['on', 'off'] as const, '"on" or "off"')],
   healthTtlMs: ['health_ttl', duration('60s')],
   probeTimeoutMs: ['probe_timeout', duration('30s', 100)],
 };

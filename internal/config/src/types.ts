@@ -154,6 +154,11 @@ export interface ProviderConfig {
    * adapters that can), `never` ends it failed (`daemon_restarted`).
    */
   resume: 'auto' | 'never';
+  /**
+   * Whether the provider's agents get the bridge's collaboration tools (an
+   * MCP server per session; adapters with MCP only). Default: on.
+   */
+  collaboration: 'on' | 'off';
   /** How long an auth answer (and a failed `--version`) holds before a background re-check. */
   healthTtlMs: number;
   /** The budget of one background probe run; its process group is killed at it. */

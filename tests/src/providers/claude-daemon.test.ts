@@ -53,6 +53,7 @@ const bridge = useDaemon((logs) => ({
     providers: {
       claude: claude({}, { FAKE_CLAUDE_LOG: join(logs, 'claude.log') }),
       claude_key: claude({ permissions: 'allow' }, { ANTHROPIC_API_KEY: 'sk-test-key' }),
+      claude_solo: claude({ collaboration: 'off' }, { FAKE_CLAUDE_LOG: join(logs, 'solo.log') }),
       claude_ask: claude({ permissions: 'ask' }),
       claude_ask_timeout: claude({ permissions: 'ask', permission_timeout: '1s' }),
       claude_auto: claude({ permissions: 'ask', auto_allow: ['Bash'] }),
@@ -501,6 +502,15 @@ describe('claude adapter through the daemon', () => {
       '--permission-mode',
       'plan',
     ]);
+    await stop(sessionId);
+  });
+
+  it('collaboration: off gives the agent no tool server', async () => {
+    const { sessionId } = await start('claude_solo');
+    const argv = argvLog('solo.log')[0] ?? [];
+    expect(argv).toContain('--session-id');
+    expect(argv).not.toContain('--mcp-config');
+    expect(argv).not.toContain('--allowedTools');
     await stop(sessionId);
   });
 

@@ -61,5 +61,8 @@ export interface ToolServers {
 
 /** What a session's launch asks for: its agent's tool server, for as long as `lifetime` lasts. */
 export interface ToolAttachment {
-  attachTools(sessionId: string, projectId: string, lifetime: AbortSignal): ToolServer | undefined;
+  attachTools(
+    session: { id: string; projectId: string; provider: string },
+    lifetime: AbortSignal,
+  ): ToolServer | undefined;
 }

@@ -27,6 +27,8 @@ export interface CollaborationDeps {
   rate: BucketLimit;
   /** How agents get their tools; none: agents get none (people still post and send). */
   toolServers?: ToolServers | undefined;
+  /** Whether a provider's agents get the tools (`collaboration: on|off`); absent: all do. */
+  wantsTools?: ((providerId: string) => boolean) | undefined;
 }
 
 /** The default allowance of posts and messages per author. */
@@ -67,11 +69,15 @@ export class Collaboration implements CollabOps, ToolAttachment {
   /**
    * The tool server of a session's agent, with a new capability; both end
    * with `lifetime` (the session's). Undefined when the daemon gives agents
-   * no tools.
+   * no tools, or not this provider's (`collaboration: off`).
    */
-  attachTools(sessionId: string, projectId: string, lifetime: AbortSignal): ToolServer | undefined {
+  attachTools(
+    { id: sessionId, projectId, provider }: { id: string; projectId: string; provider: string },
+    lifetime: AbortSignal,
+  ): ToolServer | undefined {
     const servers = this.deps.toolServers;
-    if (!servers || lifetime.aborted) return undefined;
+    if (!servers || lifetime.aborted || this.deps.wantsTools?.(provider) === false)
+      return undefined;
     const server = servers.attach(sessionId, this.capabilities.issue(sessionId, projectId));
     lifetime.addEventListener(
       'abort',

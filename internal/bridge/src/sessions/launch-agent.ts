@@ -66,7 +66,10 @@ export async function launchAgent(session: Session, deps: LaunchDeps): Promise<v
   startupClock.restart();
   const signal = abandon.signal;
   let starting: Promise<AgentHandle> | undefined;
-  const tools = deps.tools?.attachTools(session.id, session.projectId, session.lifetime);
+  const tools = deps.tools?.attachTools(
+    { id: session.id, projectId: session.projectId, provider: session.request.provider },
+    session.lifetime,
+  );
   try {
     starting = session.provider.start({
       projectId: session.projectId,

@@ -66,5 +66,6 @@ export function collaborationOf(
     sessions: sessionDirectory(table, deps.settings.maxInputBytes),
     rate: deps.collabRate ?? COLLAB_RATE,
     toolServers: deps.toolServers,
+    wantsTools: deps.settings.collaboration,
   });
 }
