@@ -75,8 +75,16 @@ class ToolSocketClient {
     socket.on('data', (chunk: string) => {
       buffered += chunk;
       for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-        const reply = JSON.parse(buffered.slice(0, nl)) as Reply;
+        const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
+        let reply: Reply;
+        try {
+          reply = JSON.parse(line) as Reply;
+        } catch {
+          // Not the daemon speaking: drop the connection (what waits is told).
+          socket.destroy();
+          return;
+        }
         this.pending.get(reply.id)?.(reply);
         this.pending.delete(reply.id);
       }
