@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolServers } from '@agent-bridge/bridge';
@@ -51,4 +51,26 @@ export function toolServers(socketPath: string): ToolServers {
       rmSync(fileOf(sessionId), { force: true });
     },
   };
+}
+
+/**
+ * Removes the `tools-<pid>` directories that daemons now gone left in the
+ * state directory (a crash skips their clean-up): the capabilities in them
+ * died with those daemons. A pid that exists (even reused) is left alone.
+ */
+export function sweepToolDirs(stateDir: string): string[] {
+  const removed: string[] = [];
+  for (const name of readdirSync(stateDir)) {
+    const pid = Number(/^tools-(\d+)$/.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+      continue;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') continue;
+    }
+    rmSync(join(stateDir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
 }

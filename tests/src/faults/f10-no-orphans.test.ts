@@ -228,8 +228,11 @@ describe('F10: no orphaned agents after a daemon crash', () => {
       expect(log).toMatch(/ignoring line 3 of the process group record .*groups-\d+\.jsonl/);
       expect(isAlive(decoy.pid!), 'the process whose start time does not match').toBe(true);
       expect(groupMembers(decoy.pid!)).toEqual([decoy.pid]);
-      // Both dead daemons' records are dropped; the live one has its own.
-      expect(readdirSync(stateDir).sort()).toEqual([`groups-${second.daemon.pid}.jsonl`]);
+      // Both dead daemons' records (and the first's tool directory) are dropped; the live one has its own.
+      expect(readdirSync(stateDir).sort()).toEqual([
+        `groups-${second.daemon.pid}.jsonl`,
+        `tools-${second.daemon.pid}`,
+      ]);
 
       // A third daemon sharing the directory leaves the live second one's agents alone.
       const [live] = await startStubborn(second, 1);

@@ -7,6 +7,7 @@ import { startDaemon } from '../daemon.js';
 import { createLogger } from '../logger.js';
 import { type OrphanGuard, startOrphanGuard } from '../orphan-guard.js';
 import { checkStartup } from '../startup-checks.js';
+import { sweepToolDirs } from '../tool-servers.js';
 import { announceDev, type DevRun } from './dev-run.js';
 import { load } from './load.js';
 import { homesRootOf, type OpenedStore, openStore, StoreOpenError } from './open-store.js';
@@ -69,6 +70,9 @@ export async function run(
     auditLog.close();
     return 1;
   }
+  const swept = sweepToolDirs(stateDir);
+  if (swept.length > 0)
+    logger.info({ swept }, 'removed the tool directories of daemons that are gone');
   let stored: OpenedStore;
   try {
     stored = await openStore(config, dev);
