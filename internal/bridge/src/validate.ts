@@ -4,6 +4,9 @@ import { redactSecrets } from './redaction/redactor.js';
 import type { PermissionAnswer } from './types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether `id` has the form of a session id (a lowercase UUID). */
+export const isSessionId = (id: string): boolean => UUID.test(id);
 const SUBSCRIBER = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function checkSessionId(id: string): void {
@@ -17,6 +20,9 @@ export function checkSessionId(id: string): void {
 
 /** A session's name or role: 1-64 of [A-Za-z0-9._-], from a letter or digit. */
 const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Whether `value` is a label: a session name or role, a post's category or target. */
+export const isLabel = (value: string): boolean => LABEL.test(value);
 
 /**
  * A session's `name` (`field` "name") or `role` ("role"): empty (none), or

@@ -6,6 +6,7 @@
  * sends carries its session, whatever it says.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   collect,
@@ -59,6 +60,15 @@ async function agent(name: string, role: string, provider = 'claude') {
     return { answer: ofType(all, T.EVENT_TYPE_AGENT_MESSAGE).at(-1)?.text ?? '', all };
   };
   return { sessionId, s, ask };
+}
+
+/** The capability file of a live session: tools-<daemon pid>/<session id>.cap in the state directory. */
+function capabilityFileOf(sessionId: string): string {
+  const found = readdirSync(bridge.daemon.dir, { recursive: true, encoding: 'utf8' }).filter((p) =>
+    p.endsWith(`${sessionId}.cap`),
+  );
+  expect(found).toHaveLength(1);
+  return join(bridge.daemon.dir, found[0]!);
 }
 
 const tool = (name: string, args: Record<string, unknown>) =>
@@ -217,6 +227,26 @@ describe('agents collaborating through the bridge (fake claude, real MCP)', () =
     ]);
     await claude.s.stop();
     await codex.s.stop();
+  });
+
+  it('a session\u2019s capability is in its 0600 file only: never in events, the log or the audit file', async () => {
+    const a = await agent('keeper', 'qa');
+    const capFile = capabilityFileOf(a.sessionId);
+    expect(statSync(capFile).mode & 0o777).toBe(0o600);
+    const capability = readFileSync(capFile, 'utf8').trim();
+    expect(capability.length).toBeGreaterThanOrEqual(40);
+    const { all } = await a.ask(
+      tool('context_post', { category: 'note', content: 'checking the secret stays put' }),
+    );
+    await a.s.stop();
+    const seen = [
+      JSON.stringify(all, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+      bridge.daemon.output(),
+      readFileSync(bridge.daemon.audit.path, 'utf8'),
+    ];
+    for (const text of seen) expect(text.includes(capability)).toBe(false);
+    // Ended with its session: the file goes.
+    expect(existsSync(capFile)).toBe(false);
   });
 
   it('who shows the live sessions; a stopped one leaves', async () => {

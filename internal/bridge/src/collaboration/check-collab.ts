@@ -1,5 +1,5 @@
 import { invalid } from '../errors.js';
-import { checkSessionLabel, preview } from '../validate.js';
+import { checkSessionLabel, isLabel, isSessionId, preview } from '../validate.js';
 import {
   DELIVERIES,
   type Delivery,
@@ -35,7 +35,7 @@ function checkThreadId(threadId: string): void {
 
 /** A label like a session name: the category of a post, a target, a role. */
 function checkLabel(value: string, field: string): void {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value)) {
+  if (!isLabel(value)) {
     throw invalid(
       `${field} must be 1-64 characters of A-Z a-z 0-9 . _ - starting with a letter or digit, got ${preview(value)}`,
       'collab_label_invalid',
@@ -87,12 +87,18 @@ export function checkPostDraft(d: PostDraft): PostDraft {
   return { ...d, priority, targets: [...new Set(d.targets)], metadata: { ...d.metadata } };
 }
 
+/** A page size asked for (0 or absent: the default), checked against LIMITS. */
+export function checkLimit(asked: number | undefined): number {
+  const limit = asked || LIMITS.readDefault;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > LIMITS.readMax) {
+    throw invalid(`limit must be 1-${LIMITS.readMax}, got ${asked}`, 'collab_limit_invalid');
+  }
+  return limit;
+}
+
 /** A read query with its limit settled. */
 export function checkReadQuery(q: ReadQuery): ReadQuery & { limit: number } {
-  const limit = q.limit || LIMITS.readDefault;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > LIMITS.readMax) {
-    throw invalid(`limit must be 1-${LIMITS.readMax}, got ${q.limit}`, 'collab_limit_invalid');
-  }
+  const limit = checkLimit(q.limit);
   if (q.category !== undefined && q.category !== '') checkLabel(q.category, 'category');
   if (q.threadId !== undefined) checkThreadId(q.threadId);
   return { ...q, limit };
@@ -103,7 +109,7 @@ function checkRecipient(to: Recipient): void {
     if (to.session === '')
       throw invalid('to: name a session, a role or a person', 'collab_recipient_missing');
     // A session id, or a name.
-    if (!/^[0-9a-f-]{36}$/.test(to.session)) checkSessionLabel(to.session, 'name');
+    if (!isSessionId(to.session)) checkSessionLabel(to.session, 'name');
   } else if ('role' in to) {
     checkLabel(to.role, 'role');
   } else if (to.person === '' || bytes(to.person) > 256) {

@@ -1,8 +1,8 @@
 import type { Clock, Timers } from '../clock.js';
 import { BridgeError, invalid } from '../errors.js';
 import type { TokenBuckets } from '../limits/token-buckets.js';
-import { preview } from '../validate.js';
-import { checkMessageDraft, checkWait } from './check-collab.js';
+import { isSessionId, preview } from '../validate.js';
+import { checkLimit, checkMessageDraft, checkWait } from './check-collab.js';
 import type { CollabStore } from './collab-store.js';
 import {
   type Delivery,
@@ -47,8 +47,6 @@ export const memberParty = (m: Member): Party => ({
   name: m.name,
   role: m.role,
 });
-
-const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Messages between the parties of each project: sent to a live session (by
@@ -143,10 +141,7 @@ export class Mailboxes {
     reader: Party,
     opts: { limit?: number; unreadOnly?: boolean } = {},
   ): Promise<Message[]> {
-    const limit = opts.limit || LIMITS.readDefault;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > LIMITS.readMax) {
-      throw invalid(`limit must be 1-${LIMITS.readMax}, got ${opts.limit}`, 'collab_limit_invalid');
-    }
+    const limit = checkLimit(opts.limit);
     const mine = this.addressedTo(projectId, reader);
     const unread = mine.filter((m) => m.readAt === undefined).slice(0, limit);
     const read = opts.unreadOnly
@@ -237,7 +232,7 @@ export class Mailboxes {
       return found.map(memberParty);
     }
     const to = d.to.session;
-    const found = members.find((m) => (SESSION_ID.test(to) ? m.sessionId === to : m.name === to));
+    const found = members.find((m) => (isSessionId(to) ? m.sessionId === to : m.name === to));
     if (!found) {
       throw new BridgeError(
         'not_found',
