@@ -10,8 +10,14 @@
 // and wait for the answer. Nothing is ever executed: an allowed tool's
 // result only says what would have run, so the built-in provider can never
 // act on the host.
-// It ignores its claude-style flags, exits when stdin closes or on SIGTERM.
+// A line "/bridge <tool> <json arguments>" calls that collaboration tool of
+// the MCP server named "bridge" in --mcp-config (the bridge's own, see
+// docs/collaboration.md), as claude calls mcp__bridge__<tool> without asking,
+// and the reply gives each result; several such lines run in order. These
+// tools only talk to the daemon, so the mock still acts on nothing.
+// It ignores its other claude-style flags, exits when stdin closes or on SIGTERM.
 import { randomUUID } from 'node:crypto';
+import { mcpClient } from './mcp-stdio-client.mjs';
 
 const out = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
 // After a daemon restart it is started with --resume: the same session, no memory of it.
@@ -22,6 +28,9 @@ const queue = [];
 /** Control requests sent to the bridge, by request_id, waiting for their control_response. */
 const asked = new Map();
 let lastAsk = 0;
+/** The --mcp-config "bridge" server, started at the first /bridge line. */
+let bridgeServer;
+let bridgeCalls = 0;
 
 function argValue(flag) {
   const i = process.argv.indexOf(flag);
@@ -49,18 +58,7 @@ function canUseTool(name, input, toolUseId) {
 async function useTool(name, arg) {
   const toolUseId = `toolu_mock_${turn}`;
   const input = name === 'Bash' ? { command: arg } : { file_path: arg };
-  out({
-    type: 'assistant',
-    message: {
-      id: `msg_mock_${turn}_tool`,
-      type: 'message',
-      role: 'assistant',
-      model: 'mock',
-      content: [{ type: 'tool_use', id: toolUseId, name, input }],
-    },
-    parent_tool_use_id: null,
-    session_id: sessionId,
-  });
+  toolMessage(`msg_mock_${turn}_tool`, [{ type: 'tool_use', id: toolUseId, name, input }]);
   const answer = await canUseTool(name, input, toolUseId);
   const allowed = answer?.behavior === 'allow';
   const content = allowed
@@ -76,6 +74,63 @@ async function useTool(name, arg) {
     session_id: sessionId,
   });
   return allowed ? `${name} was allowed` : `${name} was denied (${content})`;
+}
+
+/** Calls a tool of the bridge's MCP server as a tool_use / tool_result pair; returns what the reply says of it. */
+async function useBridge(tool, json) {
+  const toolUseId = `toolu_mock_${turn}_bridge_${++bridgeCalls}`;
+  let input;
+  try {
+    input = JSON.parse(json || '{}');
+  } catch {}
+  const name = `mcp__bridge__${tool}`;
+  toolMessage(`msg_mock_${turn}_bridge_${bridgeCalls}`, [
+    { type: 'tool_use', id: toolUseId, name, input: input ?? { arguments: json } },
+  ]);
+  let result;
+  let isError = false;
+  try {
+    if (input === undefined) throw new Error(`the arguments are not JSON: ${json}`);
+    const config = JSON.parse(argValue('--mcp-config') ?? '{}').mcpServers?.bridge;
+    if (!config) throw new Error('this session has no bridge tools (no "bridge" in --mcp-config)');
+    bridgeServer ??= mcpClient(config).catch((err) => {
+      bridgeServer = undefined;
+      throw err;
+    });
+    const r = await (await bridgeServer).callTool(tool, input);
+    isError = r.isError === true;
+    result = r.content?.map((c) => c.text ?? '').join('') ?? '';
+  } catch (err) {
+    isError = true;
+    result = err.message;
+  }
+  out({
+    type: 'user',
+    message: {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: toolUseId, content: result, is_error: isError },
+      ],
+    },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+  });
+  return `bridge ${tool}${isError ? ' failed' : ''}: ${result}`;
+}
+
+function toolMessage(id, content) {
+  out({
+    type: 'assistant',
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: 'mock',
+      content,
+    },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+  });
 }
 
 async function runTurn(text) {
@@ -94,7 +149,12 @@ async function runTurn(text) {
     tools: [],
   });
   const tool = /^\/tool (\S+)(?: +(.*))?$/m.exec(text);
-  const toolNote = tool ? await useTool(tool[1], tool[2] ?? '') : undefined;
+  const notes = tool ? [await useTool(tool[1], tool[2] ?? '')] : [];
+  for (const [, name, json] of text.matchAll(/^\/bridge (\w+)(?: +(.*))?$/gm)) {
+    if (state.cancelled) break;
+    notes.push(await useBridge(name, json));
+  }
+  const toolNote = notes.length > 0 ? notes.join('; ') : undefined;
   const full = reply(text, toolNote);
   const pieces = full.match(/\S+\s*/g) ?? [full];
   const delay = text.includes('slow') ? 200 : 2;
