@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OptionPolicy } from '../option-policy.js';
-import { CODEX_OPTIONS, threadStartParams } from './codex-options.js';
+import { CODEX_OPTIONS, mcpServerArgs, threadStartParams } from './codex-options.js';
 
 describe('codex options', () => {
   const policy = new OptionPolicy('codex', CODEX_OPTIONS, {});
@@ -50,5 +50,30 @@ describe('codex options', () => {
       sandbox: 'read-only',
       approvalPolicy: 'untrusted',
     });
+  });
+
+  it('gives codex the bridge tool server as one it must wait for, its tools approved', () => {
+    const args = mcpServerArgs({
+      name: 'bridge',
+      command: '/usr/bin/node',
+      args: ['/opt/bridge/main.js', 'mcp', '--socket', '/s/tools "x".sock'],
+    });
+    const settings = Object.fromEntries(
+      args
+        .filter((_, i) => i % 2 === 1)
+        .map((a) => {
+          const at = a.indexOf('=');
+          return [a.slice(0, at), JSON.parse(a.slice(at + 1))];
+        }),
+    );
+    expect(args.filter((_, i) => i % 2 === 0).every((a) => a === '-c')).toBe(true);
+    expect(settings).toEqual({
+      'mcp_servers.bridge.command': '/usr/bin/node',
+      'mcp_servers.bridge.args': ['/opt/bridge/main.js', 'mcp', '--socket', '/s/tools "x".sock'],
+      'mcp_servers.bridge.required': true,
+      'mcp_servers.bridge.startup_timeout_sec': 30,
+      'mcp_servers.bridge.default_tools_approval_mode': 'approve',
+    });
+    expect(mcpServerArgs(undefined)).toEqual([]);
   });
 });

@@ -60,19 +60,29 @@ export function threadStartParams(
   return params;
 }
 
+/** Above codex's 10 s default: a busy host may need longer to start node. */
+const TOOL_SERVER_STARTUP_SEC = 30;
+
 /**
  * The bridge's tool server as codex config overrides (`-c
- * mcp_servers.<name>.command=…`, `.args=[…]`): TOML values, which JSON
- * strings and arrays of them are. The command line holds no secret (the
- * capability is in a file the server reads).
+ * mcp_servers.<name>.…`): TOML values, which JSON strings and arrays of them
+ * are. The command line holds no secret (the capability is in a file the
+ * server reads). Without `required`, codex 0.171 starts its MCP servers in the
+ * background and leaves out of a request the tools of any that is not ready
+ * yet, so a first turn often had none of the bridge's tools; `required` makes
+ * thread/start wait for it (and fail, saying so, if it cannot start). The
+ * bridge's own tools are approved up front, as claude's --allowedTools does:
+ * each call is already bound to the session's capability.
  */
 export function mcpServerArgs(tools: ToolServer | undefined): string[] {
   if (!tools) return [];
   const key = `mcp_servers.${tools.name}`;
-  return [
-    '-c',
-    `${key}.command=${JSON.stringify(tools.command)}`,
-    '-c',
-    `${key}.args=${JSON.stringify(tools.args)}`,
+  const settings: Array<[string, unknown]> = [
+    ['command', tools.command],
+    ['args', tools.args],
+    ['required', true],
+    ['startup_timeout_sec', TOOL_SERVER_STARTUP_SEC],
+    ['default_tools_approval_mode', 'approve'],
   ];
+  return settings.flatMap(([name, value]) => ['-c', `${key}.${name}=${JSON.stringify(value)}`]);
 }

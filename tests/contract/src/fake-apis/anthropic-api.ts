@@ -90,7 +90,12 @@ export class FakeAnthropicApi extends FakeModelApi {
     );
     if (script === 'tool' || script === 'bridge-tool') {
       const call = bridgeToolCall(lastText(last?.content ?? ''));
-      const name = call ? `mcp__bridge__${call.tool}` : shell;
+      // opencode offers an MCP tool as bridge_<tool>; claude defers them behind
+      // ToolSearch (not in `tools`) and calls them mcp__bridge__<tool>.
+      const offered = (body.tools ?? []).map((t) => t.name);
+      const name = call
+        ? (offered.find((n) => n === `bridge_${call.tool}`) ?? `mcp__bridge__${call.tool}`)
+        : shell;
       const input = call?.input ?? { command: TOOL_COMMAND, description: 'create file' };
       this.sse(
         res,

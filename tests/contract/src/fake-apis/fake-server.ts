@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /** What the fake model does for one request, decided from the conversation. */
-export type Script = 'text' | 'tool' | 'after-tool' | 'hang' | 'bridge-tool';
+export type Script = 'text' | 'tool' | 'after-tool' | 'hang' | 'bridge-tool' | 'write-file';
 
 /** A request as the fake received it. */
 export interface Recorded {
@@ -95,7 +95,11 @@ export abstract class FakeModelApi {
 
   /** Decides (and records) how to answer one model request. */
   protected script(lastUser: unknown, hasToolResult: boolean, tools: boolean): Script {
-    const script = chooseScript(lastUser, hasToolResult, tools);
+    return this.record(chooseScript(lastUser, hasToolResult, tools));
+  }
+
+  /** Records a script a vendor fake chose by its own rule. */
+  protected record(script: Script): Script {
     this.served.push(script);
     return script;
   }

@@ -11,12 +11,44 @@ import {
   TOOL_COMMAND,
 } from './fake-server.js';
 
-type Item = { type?: string; role?: string; content?: unknown; name?: string };
+type Item = {
+  type?: string;
+  role?: string;
+  content?: unknown;
+  name?: string;
+  namespace?: string;
+  call_id?: string;
+  output?: unknown;
+};
+
+/**
+ * `THEN_WRITE <file>` after a BRIDGE_TOOL in the prompt: once the bridge's
+ * tool has answered, the model writes the content of the first post in that
+ * answer to <file> with the shell tool, as a model acting on what it read
+ * from the bus would.
+ */
+function fileToWrite(input: Item[], prompt: string): { file: string; content: string } | undefined {
+  const file = /THEN_WRITE (\S+)/.exec(prompt)?.[1];
+  const last = input.at(-1);
+  if (!file || last?.type !== 'function_call_output') return undefined;
+  const call = input.find((i) => i.type === 'function_call' && i.call_id === last.call_id);
+  if (call?.namespace !== 'mcp__bridge') return undefined;
+  const text = typeof last.output === 'string' ? last.output : lastTexts(last.output);
+  const content = /"content":("(?:[^"\\]|\\.)*")/.exec(text)?.[1];
+  return content === undefined ? undefined : { file, content: JSON.parse(content) as string };
+}
+
+function lastTexts(parts: unknown): string {
+  return Array.isArray(parts)
+    ? parts.map((p) => String((p as Item & { text?: string }).text ?? '')).join('')
+    : '';
+}
 
 /**
  * OpenAI Responses API (`POST /v1/responses`, SSE), as codex calls it with
  * `wire_api = "responses"`. The tool call uses the shell tool codex offers
- * (`exec_command {cmd}` in 0.169, `shell {command: []}` in older builds).
+ * (`exec_command {cmd}` in 0.169, `shell {command: []}` in older builds), or
+ * for BRIDGE_TOOL the bridge's MCP tool in its namespace.
  */
 export class FakeOpenAiResponsesApi extends FakeModelApi {
   private n = 0;
@@ -42,11 +74,14 @@ export class FakeOpenAiResponsesApi extends FakeModelApi {
     const input = body.input ?? [];
     const lastItem = input.at(-1);
     const lastUser = [...input].reverse().find((i) => i.role === 'user');
-    const script = this.script(
-      lastUser?.content ?? '',
-      lastItem?.type === 'function_call_output',
-      (body.tools ?? []).length > 0,
-    );
+    const write = fileToWrite(input, lastText(lastUser?.content ?? ''));
+    const script = write
+      ? this.record('write-file')
+      : this.script(
+          lastUser?.content ?? '',
+          lastItem?.type === 'function_call_output',
+          (body.tools ?? []).length > 0,
+        );
     const n = ++this.n;
     const id = `resp_${n}`;
     this.sseStart(res);
@@ -59,20 +94,25 @@ export class FakeOpenAiResponsesApi extends FakeModelApi {
       'response.created',
     );
     const output: unknown[] = [];
-    if (script === 'tool' || script === 'bridge-tool') {
+    if (script === 'tool' || script === 'bridge-tool' || script === 'write-file') {
       const names = (body.tools ?? []).map((t) => String(t.name ?? ''));
-      const bridge = bridgeToolCall(lastText(lastUser?.content ?? ''));
+      const bridge = write ? undefined : bridgeToolCall(lastText(lastUser?.content ?? ''));
+      const command = write
+        ? `echo ${Buffer.from(write.content).toString('base64')} | base64 -d > ${write.file}`
+        : TOOL_COMMAND;
       const call = bridge
         ? {
-            // However codex names an MCP server's tools: the one that ends with the tool's name.
-            name: names.find((n) => n.endsWith(bridge.tool)) ?? `mcp__bridge__${bridge.tool}`,
+            // codex 0.171 offers an MCP server's tools as one `namespace` tool
+            // (mcp__<server>) holding them; a call names the tool and its namespace.
+            name: bridge.tool,
+            namespace: 'mcp__bridge',
             arguments: JSON.stringify(bridge.input),
           }
         : names.includes('exec_command')
-          ? { name: 'exec_command', arguments: JSON.stringify({ cmd: TOOL_COMMAND }) }
+          ? { name: 'exec_command', arguments: JSON.stringify({ cmd: command }) }
           : {
               name: 'shell',
-              arguments: JSON.stringify({ command: ['bash', '-lc', TOOL_COMMAND] }),
+              arguments: JSON.stringify({ command: ['bash', '-lc', command] }),
             };
       const item = {
         type: 'function_call',
