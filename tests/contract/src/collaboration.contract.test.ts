@@ -10,8 +10,9 @@ import {
   T,
   tempHome,
   turnsDone,
+  writeFile,
 } from './contract-harness.js';
-import { FakeAnthropicApi, FakeOpenAiResponsesApi } from './fake-apis/index.js';
+import { FakeAnthropicApi, FakeGeminiApi, FakeOpenAiResponsesApi } from './fake-apis/index.js';
 
 // Agents of different vendors working together through the bridge's tools:
 // the real claude, codex and opencode in one daemon, each pointed at its
@@ -20,6 +21,7 @@ import { FakeAnthropicApi, FakeOpenAiResponsesApi } from './fake-apis/index.js';
 const anthropic = new FakeAnthropicApi();
 const opencodeApi = new FakeAnthropicApi();
 const openai = new FakeOpenAiResponsesApi();
+const gemini = new FakeGeminiApi();
 const home = tempHome('collaboration');
 let bridge: Awaited<ReturnType<typeof contractDaemon>>;
 
@@ -35,7 +37,13 @@ const BRIDGE_TOOLS = [
 ];
 
 beforeAll(async () => {
-  await Promise.all([anthropic.start(), opencodeApi.start(), openai.start()]);
+  await Promise.all([anthropic.start(), opencodeApi.start(), openai.start(), gemini.start()]);
+  const geminiHome = join(home.home, 'gemini');
+  // Without this, GOOGLE_GEMINI_BASE_URL selects "gateway" auth and gemini exits 41.
+  writeFile(
+    join(geminiHome, '.gemini', 'settings.json'),
+    JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }),
+  );
   bridge = await contractDaemon({
     claude: {
       adapter: 'claude',
@@ -84,12 +92,20 @@ beforeAll(async () => {
         OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
       },
     },
+    gemini: {
+      adapter: 'acp',
+      binary: join(CLI_BIN, 'gemini'),
+      args: ['-m', 'gemini-2.5-flash', '--acp'],
+      turn_timeout: '90s',
+      startup_timeout: '60s',
+      env: { HOME: geminiHome, GEMINI_API_KEY: 'sk-test', GOOGLE_GEMINI_BASE_URL: gemini.baseUrl },
+    },
   });
 });
 
 afterAll(async () => {
   await bridge?.close();
-  await Promise.all([anthropic.stop(), opencodeApi.stop(), openai.stop()]);
+  await Promise.all([anthropic.stop(), opencodeApi.stop(), openai.stop(), gemini.stop()]);
   home.cleanup();
 });
 
@@ -114,15 +130,23 @@ describe('agents of different vendors work together through the bridge', () => {
       status: 'completed',
     });
     // codex offered the bridge's tools in its first request (one namespace holding them) ...
-    const first = openai.requests[from]?.body as { tools?: { name?: string; tools?: { name: string }[] }[] };
+    const first = openai.requests[from]?.body as {
+      tools?: { name?: string; tools?: { name: string }[] }[];
+    };
     const offered = first.tools?.find((t) => t.name === 'mcp__bridge')?.tools?.map((t) => t.name);
     expect(offered?.sort(), why).toEqual([...BRIDGE_TOOLS].sort());
     // ... called context_read without asking, got claude's post, and acted on it.
     const results = ofType(all, T.EVENT_TYPE_TOOL_RESULT).map((e) => JSON.stringify(e.data));
-    expect(results.find((r) => r.includes(finding)), why).toBeDefined();
+    expect(
+      results.find((r) => r.includes(finding)),
+      why,
+    ).toBeDefined();
     expect(readFileSync(join(bridge.daemon.repo, 'finding.txt'), 'utf8')).toBe(finding);
     const asked = ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED).map((e) => JSON.stringify(e.data));
-    expect(asked.filter((a) => a.includes('context_read')), why).toEqual([]);
+    expect(
+      asked.filter((a) => a.includes('context_read')),
+      why,
+    ).toEqual([]);
     await Promise.all([claude.stop(), codex.stop()]);
   });
 
@@ -138,15 +162,36 @@ describe('agents of different vendors work together through the bridge', () => {
     const got = await claude.events(turnsDone(1));
     const why = show(got);
     const received = ofType(got, T.EVENT_TYPE_MESSAGE_RECEIVED);
-    expect(received.map((e) => JSON.stringify(e.data)), why).toEqual([
-      expect.stringContaining(text),
-    ]);
-    expect(JSON.stringify(received[0]?.data), why).toContain(opencode.sessionId);
+    expect(
+      received.map((e) => e.text),
+      why,
+    ).toEqual([text]);
+    expect(received[0]?.data, why).toMatchObject({
+      from: opencode.sessionId,
+      from_kind: 'session',
+      deliver: 'turn',
+    });
     const turn = ofType(got, T.EVENT_TYPE_TURN_STARTED)[0];
     expect(turn, why).toBeDefined();
     expect(received[0]!.seq, why).toBeLessThan(turn!.seq);
     // The message reached claude's model as the turn's input.
     expect(JSON.stringify(anthropic.requests.map((r) => r.body)), why).toContain(text);
     await Promise.all([claude.stop(), opencode.stop()]);
+  });
+
+  it('gemini (ACP) posts to the bus without a permission request, as itself', async () => {
+    const s = await bridge.start('gemini');
+    await s.send('please BRIDGE_TOOL context_post {"category":"note","content":"from gemini"}');
+    const all = await s.events(turnsDone(1));
+    const why = show(all);
+    // gemini asks before an MCP tool call; the adapter answers for the bridge's own.
+    expect(ofType(all, T.EVENT_TYPE_PERMISSION_REQUESTED), why).toEqual([]);
+    const posted = ofType(all, T.EVENT_TYPE_CONTEXT_POSTED);
+    expect(
+      posted.map((e) => e.text),
+      why,
+    ).toEqual(['from gemini']);
+    expect(posted[0]?.data, why).toMatchObject({ from: s.sessionId, category: 'note' });
+    await s.stop();
   });
 });

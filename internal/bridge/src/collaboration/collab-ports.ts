@@ -55,7 +55,7 @@ export interface CollabOps {
  * capability, and its clean-up once the session has ended.
  */
 export interface ToolServers {
-  attach(sessionId: string, capability: string): ToolServer;
+  attach(sessionId: string, capability: string): Omit<ToolServer, 'tools'>;
   detach(sessionId: string): void;
 }
 

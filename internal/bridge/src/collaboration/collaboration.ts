@@ -3,6 +3,7 @@ import type { Audit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
 import { type BucketLimit, TokenBuckets } from '../limits/token-buckets.js';
 import { AgentCapabilities } from './agent-capabilities.js';
+import { toolList } from './agent-tools.js';
 import type { CollabOps, SessionsView, ToolAttachment, ToolServers } from './collab-ports.js';
 import type { CollabStore } from './collab-store.js';
 import type {
@@ -78,7 +79,10 @@ export class Collaboration implements CollabOps, ToolAttachment {
     const servers = this.deps.toolServers;
     if (!servers || lifetime.aborted || this.deps.wantsTools?.(provider) === false)
       return undefined;
-    const server = servers.attach(sessionId, this.capabilities.issue(sessionId, projectId));
+    const server = {
+      ...servers.attach(sessionId, this.capabilities.issue(sessionId, projectId)),
+      tools: toolList().map((t) => t.name),
+    };
     lifetime.addEventListener(
       'abort',
       () => {

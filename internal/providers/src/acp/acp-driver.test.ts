@@ -2,6 +2,7 @@ import { nextTurn } from '@agent-bridge/waits';
 import { describe, expect, it } from 'vitest';
 import { InputClosedError } from '../contract/errors.js';
 import { PERMISSION_DECISIONS, type PermissionVerdict } from '../contract/permission.js';
+import type { ToolServer } from '../contract/provider.js';
 import { driverHarness, type HarnessOptions } from '../testing/driver-harness.js';
 import { AcpDriver, type AcpDriverOptions } from './acp-driver.js';
 
@@ -21,11 +22,13 @@ function setup(
   opts: Partial<AcpDriverOptions> = {},
   permissions: HarnessOptions['permissions'] = 'deny',
   interruptWaitMs?: number,
+  tools?: ToolServer,
 ) {
   return driverHarness((ctx) => new AcpDriver(ctx, { modelVia: 'protocol', ...opts }), {
     options,
     permissions,
     ...(interruptWaitMs !== undefined ? { interruptWaitMs } : {}),
+    ...(tools ? { tools } : {}),
   });
 }
 
@@ -470,6 +473,61 @@ describe('AcpDriver asks the session gate about permission requests', () => {
     expect(t.last()).toEqual(cancelled(1));
     expect(t.asks).toEqual([]);
     t.feed({ jsonrpc: '2.0', id: 3, result: { stopReason: 'cancelled' } });
+  });
+});
+
+describe('AcpDriver and the bridge tool server', () => {
+  const tools: ToolServer = {
+    name: 'bridge',
+    command: '/usr/bin/node',
+    args: ['bridge', 'mcp'],
+    tools: ['message_send', 'who'],
+  };
+  // opencode 1.18.33 and gemini 0.61.0 ask before each MCP tool call, kind "other".
+  const call = (title: string) => ({
+    toolCallId: 'toolu_fake_3',
+    title,
+    kind: 'other',
+    rawInput: { to: 'reviewer', content: 'hi' },
+  });
+
+  it.each([
+    ['opencode', 'bridge_message_send'],
+    ['gemini', 'who (bridge MCP Server)'],
+  ])('allows a call of its own tools without asking the session gate (%s)', async (_, title) => {
+    const t = setup({}, {}, 'deny', undefined, tools);
+    await handshake(t);
+    t.send('BRIDGE_TOOL');
+    t.feed(permissionRequest(0, call(title)));
+    await nextTurn();
+    expect(t.last()).toEqual(selected(0, 'once'));
+    expect(t.asks).toEqual([]);
+  });
+
+  it('asks as for any tool when the name is not one of its tools, or the session has none', async () => {
+    const t = setup({}, {}, 'deny', undefined, tools);
+    await handshake(t);
+    t.send('BRIDGE_TOOL');
+    t.feed(
+      permissionRequest(0, call('bridge_rm')),
+      permissionRequest(1, call('other_who')),
+      permissionRequest(2, call('who (other MCP Server)')),
+    );
+    await nextTurn();
+    expect(t.asks.map((a) => a.summary)).toEqual([
+      'bridge_rm',
+      'other_who',
+      'who (other MCP Server)',
+    ]);
+    expect(t.written.slice(-3)).toEqual([0, 1, 2].map((id) => selected(id, 'reject')));
+
+    const bare = setup();
+    await handshake(bare);
+    bare.send('BRIDGE_TOOL');
+    bare.feed(permissionRequest(0, call('bridge_message_send')));
+    await nextTurn();
+    expect(bare.last()).toEqual(selected(0, 'reject'));
+    expect(bare.asks).toHaveLength(1);
   });
 });
 

@@ -2,6 +2,7 @@ import { InputClosedError } from '../contract/errors.js';
 import type { EventData } from '../contract/events.js';
 import { isRecord, type JsonObject, obj, str } from '../contract/json-value.js';
 import { summarizeInput } from '../contract/permission.js';
+import type { ToolServer } from '../contract/provider.js';
 import { JSON_RPC, JsonRpcPeer } from '../turns/json-rpc-peer.js';
 import { RequestError } from '../turns/pending-requests.js';
 import type { DriverContext, ProtocolDriver } from '../turns/structured-provider.js';
@@ -161,6 +162,9 @@ export class AcpDriver implements ProtocolDriver {
       if (turn?.interruptRequested) return { outcome: { outcome: 'cancelled' } };
       const offered = offeredOptions(p.options);
       const tool = this.mapper.permissionToolCall(p.toolCall, this.ctx.turns.currentId);
+      if (isBridgeTool(tool?.title, this.ctx.spec.tools)) {
+        return { outcome: answerPermission('allow_once', offered) };
+      }
       const toolName = tool?.kind || tool?.title || 'tool';
       const verdict = await this.ctx.askPermission({
         tool: toolName,
@@ -183,6 +187,20 @@ export class AcpDriver implements ProtocolDriver {
     }
     throw new RequestError(`${method} is not supported by this client`, JSON_RPC.methodNotFound);
   }
+}
+
+/**
+ * A call of the bridge's own tool server: allowed without asking anyone, as
+ * claude and codex are told up front. opencode 1.18 titles an MCP tool
+ * call `<server>_<tool>`, gemini 0.61 `<tool> (<server> MCP Server)`. A
+ * server of the repository's own config named "bridge" would match too; it
+ * gains nothing by it, as the agent starts a configured server, and so runs
+ * its code, without asking anyone.
+ */
+function isBridgeTool(title: string | undefined, tools: ToolServer | undefined): boolean {
+  if (!title || !tools) return false;
+  const { name } = tools;
+  return tools.tools.some((t) => title === `${name}_${t}` || title === `${t} (${name} MCP Server)`);
 }
 
 /** The error text, with the agent's own detail when it put one in `data`. */

@@ -57,6 +57,7 @@ describe('codex options', () => {
       name: 'bridge',
       command: '/usr/bin/node',
       args: ['/opt/bridge/main.js', 'mcp', '--socket', '/s/tools "x".sock'],
+      tools: ['who'],
     });
     const settings = Object.fromEntries(
       args

@@ -65,6 +65,13 @@ export interface ToolServer {
   name: string;
   command: string;
   args: string[];
+  /**
+   * The names of its tools. An agent that asks before each MCP tool call (ACP
+   * agents) is answered "allow" by the adapter for these, as claude
+   * (--allowedTools) and codex (default_tools_approval_mode) are told up
+   * front: the bridge's own tools, each call bound to the session's capability.
+   */
+  tools: readonly string[];
 }
 
 export interface SessionSpec {

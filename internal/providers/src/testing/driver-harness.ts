@@ -7,7 +7,7 @@ import type {
   PermissionDecision,
   PermissionVerdict,
 } from '../contract/permission.js';
-import type { SessionSpec } from '../contract/provider.js';
+import type { SessionSpec, ToolServer } from '../contract/provider.js';
 import type { DriverContext, ProtocolDriver } from '../turns/structured-provider.js';
 import { TurnEngine } from '../turns/turn-engine.js';
 
@@ -16,6 +16,8 @@ export interface HarnessOptions {
   /** How the session's gate answers: always this decision (default deny, "policy"), or as the function says. */
   permissions?: PermissionDecision | ((ask: PermissionAsk) => Promise<PermissionVerdict>);
   repoPath?: string;
+  /** The session's tool server (SessionSpec.tools). */
+  tools?: ToolServer;
   interruptWaitMs?: number;
   turnTimeoutMs?: number;
 }
@@ -68,6 +70,7 @@ export function driverHarness<D extends ProtocolDriver>(
       lifetime: lifetime.signal,
       startupClock: { stop() {}, restart() {} },
       askPermission,
+      ...(opts.tools ? { tools: opts.tools } : {}),
     } satisfies SessionSpec,
     options,
     askPermission: (ask) => askPermission(ask, turns.current?.signal ?? lifetime.signal),

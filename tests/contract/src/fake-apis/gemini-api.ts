@@ -2,7 +2,9 @@ import type { ServerResponse } from 'node:http';
 import {
   AFTER_TOOL,
   BAD_KEY,
+  bridgeToolCall,
   FakeModelApi,
+  lastText,
   pause,
   REPLY,
   type Recorded,
@@ -70,11 +72,13 @@ export class FakeGeminiApi extends FakeModelApi {
       return;
     }
     this.sseStart(res);
-    if (script === 'tool') {
-      this.sse(
-        res,
-        chunk([{ functionCall: { name: shell, args: { command: TOOL_COMMAND } } }], 'STOP'),
-      );
+    if (script === 'tool' || script === 'bridge-tool') {
+      const bridge = bridgeToolCall(lastText(lastUser?.parts ?? []));
+      // However gemini names an MCP server's tools: the one that ends with the tool's name.
+      const call = bridge
+        ? { name: decls.find((d) => d.endsWith(bridge.tool)) ?? bridge.tool, args: bridge.input }
+        : { name: shell, args: { command: TOOL_COMMAND } };
+      this.sse(res, chunk([{ functionCall: call }], 'STOP'));
       res.end();
       return;
     }
