@@ -1,20 +1,6 @@
 #!/usr/bin/env node
-import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
 import { outputClosed } from '@agent-bridge/cli';
-import {
-  LiveProcessGroups,
-  type ProviderHost,
-  SupervisedProcess,
-  trackingSpawner,
-} from '@agent-bridge/providers/host';
-import { scope } from '@agent-bridge/scope';
-import { defaultAllowedPaths, ensureDevSetup } from './dev-setup.js';
-import { runMcpServer } from './mcp-server.js';
-import { checkConfig } from './private/check-config.js';
 import { HELP, parseCommandLine } from './private/command-line.js';
-import { invokedFrom } from './private/invoked-from.js';
-import { run } from './private/run-daemon.js';
 import { VERSION } from './version.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -42,54 +28,14 @@ async function main(argv: string[]): Promise<number> {
       );
       return 2;
     }
-    // An agent's tool server: nothing of the daemon is started.
+    // An agent's tool server, one per session, which its agent waits for:
+    // nothing of the daemon is loaded (the modules below take most of a
+    // second more to load on a busy host).
+    const { runMcpServer } = await import('./mcp-server.js');
     return runMcpServer(values.socket, values['capability-file']);
   }
-  // Every agent process group, from spawn to exit: what the orphan guard watches.
-  const groups = new LiveProcessGroups();
-  // Ends the providers' background health probes when the daemon stops.
-  const lifetime = scope();
-  // The only place providers learn about the process they run in.
-  const host: ProviderHost = {
-    parentEnv: process.env,
-    tempRoot: tmpdir(),
-    spawn: trackingSpawner((opts) => SupervisedProcess.spawn(opts), groups),
-    lifetime: lifetime.signal,
-  };
-  switch (command) {
-    case 'run':
-    case 'check-config': {
-      if (!values.config) {
-        process.stderr.write(
-          `bridge ${command}: --config <file> is required (see bridge --help)\n`,
-        );
-        return 2;
-      }
-      const file = resolve(invokedFrom, values.config);
-      return command === 'run'
-        ? run(file, host, groups).finally(() => lifetime.end())
-        : checkConfig(file, host);
-    }
-    case 'dev': {
-      const root = resolve(new URL('../../..', import.meta.url).pathname);
-      const dirOption = values.dir ?? process.env.BRIDGE_DEV_DIR;
-      const devDir = dirOption ? resolve(invokedFrom, dirOption) : resolve(root, 'certs/dev');
-      const listen = values.listen ?? (process.env.BRIDGE_DEV_LISTEN || '127.0.0.1:9445');
-      const setup = await ensureDevSetup(devDir, {
-        listen,
-        allowedPaths: defaultAllowedPaths(invokedFrom),
-        pathEnv: host.parentEnv.PATH ?? '',
-      });
-      if (setup.created)
-        process.stderr.write(`bridge dev: created a development PKI in ${setup.files.dir}\n`);
-      return run(setup.files.config, host, groups, { files: setup.files, listen }).finally(() =>
-        lifetime.end(),
-      );
-    }
-    default:
-      process.stderr.write(`bridge: unknown command "${command}" (see bridge --help)\n`);
-      return 2;
-  }
+  const { runDaemonCommand } = await import('./private/daemon-command.js');
+  return runDaemonCommand(command, values);
 }
 
 // A reader that goes away (`bridge --help | head -1`) is no failure: what is

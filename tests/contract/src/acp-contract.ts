@@ -58,7 +58,13 @@ export function acpContract(c: AcpContract): void {
         c.provider('sk-test', join(home.home, 'allow'), { permissions: 'allow' }),
       ),
       [`${c.id}_bad`]: acp(c.provider('sk-bad', join(home.home, 'bad'))),
-      [`${c.id}_fresh`]: acp(c.provider('sk-test', join(home.home, 'fresh'))),
+      // Seven opencode processes starting side by side on two cores took over
+      // 60 s each here, with or without the bridge's tool server (the eight
+      // starts and turns took 145 s in all).
+      [`${c.id}_fresh`]: acp({
+        ...c.provider('sk-test', join(home.home, 'fresh')),
+        startup_timeout: '240s',
+      }),
       ...gateProviders(c.id, 'execute', (gate) =>
         acp(c.provider('sk-test', join(home.home, `gate-${Object.values(gate).join('-')}`), gate)),
       ),
@@ -172,7 +178,7 @@ export function acpContract(c: AcpContract): void {
 
     it('sessions started at the same moment in a fresh HOME all start', async () => {
       await expectConcurrentStart(() => bridge.start(`${c.id}_fresh`));
-    });
+    }, 400_000);
 
     it('a rejected API key surfaces as a clear AGENT_ERROR', async () => {
       const s = await bridge.start(`${c.id}_bad`);

@@ -167,9 +167,21 @@ export async function expectConcurrentStart(
   sessions = CONCURRENT_STARTS,
 ): Promise<void> {
   const all = await Promise.all(Array.from({ length: sessions }, () => start()));
-  expect(all.map((s) => s.started.status)).toEqual(
-    all.map(() => SessionStatus.SESSION_STATUS_RUNNING),
+  // A start that failed says why in its events: show the first two.
+  const failed = all.filter((s) => s.started.status !== SessionStatus.SESSION_STATUS_RUNNING);
+  const why = await Promise.all(
+    failed
+      .slice(0, 2)
+      .map(async (s) =>
+        showEvents(
+          await s.events((e) => ofType(e, T.EVENT_TYPE_SESSION_FAILED).length > 0, 30_000),
+        ),
+      ),
   );
+  expect(
+    all.map((s) => s.started.status),
+    why.join('\n---\n'),
+  ).toEqual(all.map(() => SessionStatus.SESSION_STATUS_RUNNING));
   await Promise.all(all.map((s) => s.send('hello')));
   for (const s of all) {
     const events = await s.events(turnsDone(1));

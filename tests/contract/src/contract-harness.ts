@@ -134,12 +134,13 @@ export async function contractDaemon(
   };
 
   // Real CLIs and their turns take seconds; a turn that hangs ends at its
-  // turn_timeout (up to 90 s); eight started at once on two cores take tens.
+  // turn_timeout (up to 90 s); eight opencode started at once on two cores
+  // took over two minutes.
   const sessions = sessionClient(client, renew, {
     projectId: 'alpha',
     repoPath: daemon.repo,
     eventsTimeoutMs: 100_000,
-    startTimeoutMs: 120_000,
+    startTimeoutMs: 250_000,
   });
   return {
     daemon,

@@ -619,6 +619,7 @@ describe('SessionManager: the collaboration tools of agents, by capability', () 
       name: 'bridge',
       command: '/bin/bridge-mcp',
       args: ['--capability-file', `/run/${s.sessionId}.cap`],
+      tools: manager.collaboration.capabilities.list().map((t) => t.name),
     });
     const cap = attached.get(s.sessionId)!;
     const caps = manager.collaboration.capabilities;
