@@ -17,8 +17,10 @@ const NEVER = ['**/node_modules/**', 'tests/contract/**'];
  * fault injection (kills, floods, restarts, stalls), the CLIs run as
  * processes against openssl, packaging and the examples, the SDK under
  * network cuts and daemon restarts, the floods of the security catalogue,
- * start-ups beside a CPU hog, the session store killed mid-write, and the
- * daemon killed mid-flood and restarted on its store.
+ * start-ups beside a CPU hog, the session store killed mid-write, the
+ * daemon killed mid-flood and restarted on its store, and real NATS
+ * clusters with a node killed (nats-server, which `npm run test:slow`
+ * installs from Debian's packages when it is missing).
  */
 const SLOW = [
   'tests/src/faults/**/*.test.ts',
@@ -33,6 +35,7 @@ const SLOW = [
   'tests/src/providers/{concurrent-start,busy-host-probes}.test.ts',
   'internal/store/src/lmdb-crash.test.ts',
   'tests/src/durability/**/*.test.ts',
+  'tests/src/fleet/**/*.test.ts',
 ];
 
 // One run for the whole workspace. Workspace packages resolve to their

@@ -7,6 +7,7 @@ export * from './daemon.js';
 export * from './fixture.js';
 export * from './live-memory.js';
 export * from './metrics-scrape.js';
+export * from './nats-cluster.js';
 export * from './permissions.js';
 export * from './pki.js';
 export * from './process-probes.js';

@@ -6,7 +6,7 @@ import { PkiError } from './pki-error.js';
 import { x509 } from './private/x509.js';
 import type { SubjectAltNames } from './subject-alt-names.js';
 
-export type CertificateKind = 'ca' | 'server' | 'client' | 'leaf';
+export type CertificateKind = 'ca' | 'server' | 'client' | 'peer' | 'leaf';
 
 /** What a certificate says, in plain values (for inspect, renew and checks). */
 export interface CertificateFacts {
@@ -71,11 +71,13 @@ export function certificateFacts(pem: string, what = 'input'): CertificateFacts 
     notAfter: cert.notAfter,
     kind: isCa
       ? 'ca'
-      : extendedKeyUsages.includes(EKU.serverAuth)
-        ? 'server'
-        : extendedKeyUsages.includes(EKU.clientAuth)
-          ? 'client'
-          : 'leaf',
+      : extendedKeyUsages.includes(EKU.serverAuth) && extendedKeyUsages.includes(EKU.clientAuth)
+        ? 'peer'
+        : extendedKeyUsages.includes(EKU.serverAuth)
+          ? 'server'
+          : extendedKeyUsages.includes(EKU.clientAuth)
+            ? 'client'
+            : 'leaf',
     isCa,
     selfIssued: cert.subject === cert.issuer,
     sans,

@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { certificateFacts } from './certificate-facts.js';
 import { clientIdentityUri } from './client-identity.js';
@@ -23,6 +27,30 @@ describe('issueCert', () => {
     expect(node.ca).toBe(false);
     expect(node.checkIssued(new X509Certificate(ca.certPem))).toBe(true);
     expect(Math.round((facts.notAfter.getTime() - Date.now()) / 86_400_000)).toBe(90);
+  });
+
+  it('peer: serverAuth and clientAuth, SANs as a server; openssl accepts it for either purpose', async () => {
+    const ca = await createCA({ name: 'root' });
+    const leaf = await issueCert({ type: 'peer', cn: 'nats-1', sans: ['127.0.0.1'], ca });
+    const facts = certificateFacts(leaf.certPem);
+    expect(facts.kind).toBe('peer');
+    expect(facts.sans).toEqual({ dns: ['nats-1'], ip: ['127.0.0.1'], uri: [] });
+    const dir = mkdtempSync(join(tmpdir(), 'peer-'));
+    try {
+      writeFileSync(join(dir, 'ca.crt'), ca.certPem);
+      writeFileSync(join(dir, 'peer.crt'), leaf.certPem);
+      for (const purpose of ['sslserver', 'sslclient']) {
+        const out = execFileSync(
+          'openssl',
+          ['verify', '-CAfile', join(dir, 'ca.crt'), '-purpose', purpose, join(dir, 'peer.crt')],
+          { encoding: 'utf8' },
+        );
+        expect(out.trim()).toBe(`${join(dir, 'peer.crt')}: OK`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await expect(issueCert({ type: 'peer', cn: 'no name', ca })).rejects.toThrow(/SAN/);
   });
 
   it('client: carries the identity URI SAN', async () => {

@@ -13,7 +13,12 @@ import { validityWindow } from './private/validity.js';
 import { x509 } from './private/x509.js';
 import { isDnsName, parseSans, type SubjectAltNames } from './subject-alt-names.js';
 
-export type LeafType = 'server' | 'client';
+/**
+ * What a leaf certificate is for: a TLS server, a TLS client, or a peer
+ * that is both (a NATS cluster's servers dial each other's routes with the
+ * one certificate they serve with).
+ */
+export type LeafType = 'server' | 'client' | 'peer';
 
 export const DEFAULT_LEAF_DAYS = 90;
 
@@ -57,6 +62,12 @@ export async function issueCert(opts: IssueCertOptions): Promise<CertAndKey> {
   return { certPem, keyPem: key.privatePem };
 }
 
+const EXTENDED_KEY_USAGES: Record<LeafType, string[]> = {
+  server: [EKU.serverAuth],
+  client: [EKU.clientAuth],
+  peer: [EKU.serverAuth, EKU.clientAuth],
+};
+
 export function leafSans(type: LeafType, cn: string, entries: readonly string[]): SubjectAltNames {
   const parsed = parseSans(entries);
   const sans: SubjectAltNames = { ...parsed, uri: [] };
@@ -94,7 +105,7 @@ export async function signLeaf(opts: {
   const isRsa = opts.publicKey.asymmetricKeyType === 'rsa';
   const usage =
     x509.KeyUsageFlags.digitalSignature |
-    (isRsa && opts.type === 'server' ? x509.KeyUsageFlags.keyEncipherment : 0);
+    (isRsa && opts.type !== 'client' ? x509.KeyUsageFlags.keyEncipherment : 0);
   const names: x509.JsonGeneralName[] = [
     ...opts.sans.dns.map((value) => ({ type: 'dns' as const, value })),
     ...opts.sans.ip.map((value) => ({ type: 'ip' as const, value })),
@@ -112,10 +123,7 @@ export async function signLeaf(opts: {
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(usage, true),
-      new x509.ExtendedKeyUsageExtension(
-        [opts.type === 'server' ? EKU.serverAuth : EKU.clientAuth],
-        false,
-      ),
+      new x509.ExtendedKeyUsageExtension(EXTENDED_KEY_USAGES[opts.type], false),
       new x509.SubjectKeyIdentifierExtension(keyId),
       new x509.AuthorityKeyIdentifierExtension(opts.ca.keyId),
       ...(names.length ? [new x509.SubjectAlternativeNameExtension(names, false)] : []),

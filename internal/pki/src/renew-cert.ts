@@ -28,8 +28,11 @@ export async function renewCert(
 ): Promise<{ certPem: string; keyPem?: string }> {
   const old = parseCertificate(opts.certPem, 'certificate');
   const facts = certificateFacts(opts.certPem, 'certificate');
-  if (facts.kind !== 'server' && facts.kind !== 'client') {
-    throw new PkiError('invalid-input', `${facts.subject} is not a server or client certificate`);
+  if (facts.kind !== 'server' && facts.kind !== 'client' && facts.kind !== 'peer') {
+    throw new PkiError(
+      'invalid-input',
+      `${facts.subject} is not a server, client or peer certificate`,
+    );
   }
   const ca = await loadCa(opts.ca, opts.now ?? new Date());
   if (!(await isIssuedBy(old, ca))) {

@@ -359,7 +359,7 @@ describe('bridge-ca failures', () => {
     expectOneLine(
       await bridgeCa(['renew', ...caA, '--cert', f('a/ca.crt')]),
       6,
-      /--cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf: renew re-issues server and client certificates/,
+      /--cert .*a\/ca\.crt is a CA certificate \(CN=ca-a\), not a leaf: renew re-issues server, client and peer certificates/,
     );
     expect((await bridgeCa(['jwt-keygen', '--out', f('jwt')])).code).toBe(0);
     const mint = (cert: string) =>
@@ -449,7 +449,7 @@ describe('bridge-ca failures', () => {
         f('no-eku.crt'),
       ]),
       6,
-      /--cert .*no-eku\.crt \(CN=no-eku\) is neither a server nor a client certificate \(no serverAuth or clientAuth extended key usage\)/,
+      /--cert .*no-eku\.crt \(CN=no-eku\) is not a server, client or peer certificate \(no serverAuth or clientAuth extended key usage\)/,
     );
     expect(await readFile(f('no-eku.crt'), 'utf8')).toBe(before);
   });

@@ -29,14 +29,14 @@ import {
 
 export const issueCommand: Command = {
   name: 'issue',
-  summary: 'issue a server or client certificate: PREFIX.crt and PREFIX.key',
+  summary: 'issue a server, client or peer certificate: PREFIX.crt and PREFIX.key',
   usage:
-    'bridge-ca issue --type server|client --cn CN [--san A,B] --ca FILE --ca-key FILE --out PREFIX',
+    'bridge-ca issue --type server|client|peer --cn CN [--san A,B] --ca FILE --ca-key FILE --out PREFIX',
   options: {
     type: {
       type: 'string',
-      value: 'server|client',
-      description: 'certificate purpose',
+      value: 'server|client|peer',
+      description: 'certificate purpose (peer: both, as a NATS server on its cluster routes)',
       required: true,
     },
     cn: { type: 'string', value: 'CN', description: 'subject common name', required: true },
@@ -63,13 +63,13 @@ export const issueCommand: Command = {
     ...FORCE_OPTION,
   },
   notes: [
-    'Server certificates also list the CN as a SAN when it is a DNS name or IP address.',
+    'Server and peer certificates also list the CN as a SAN when it is a DNS name or IP address.',
     'Client certificates carry the URI SAN urn:agent-bridge:client:<CN>; the CN is limited to',
     'letters, digits, ".", "_" and "-".',
   ],
   async run(ctx) {
     const { values } = ctx;
-    const type = oneOf(values, 'type', ['server', 'client'] as const);
+    const type = oneOf(values, 'type', ['server', 'client', 'peer'] as const);
     if (!type) throw new Error('unreachable: --type is required');
     const cn = checkSubjectName(requiredString(values, 'cn'), 'the CN');
     const sans = stringList(values, 'san').flatMap((s) => s.split(','));

@@ -33,12 +33,12 @@ async function readRenewable(path: string): Promise<InputCertificate> {
   const cert = await readLeafCertificate(
     'cert',
     path,
-    "renew re-issues server and client certificates; for a cross certificate run 'bridge-ca cross-sign' again, for a CA 'bridge-ca init'",
+    "renew re-issues server, client and peer certificates; for a cross certificate run 'bridge-ca cross-sign' again, for a CA 'bridge-ca init'",
   );
-  if (cert.facts.kind !== 'server' && cert.facts.kind !== 'client') {
+  if (cert.facts.kind !== 'server' && cert.facts.kind !== 'client' && cert.facts.kind !== 'peer') {
     throw new CliError(
       EXIT.badInput,
-      `--cert ${path} (${cert.facts.subject}) is neither a server nor a client certificate (no serverAuth or clientAuth extended key usage): renew re-issues what 'bridge-ca issue' made`,
+      `--cert ${path} (${cert.facts.subject}) is not a server, client or peer certificate (no serverAuth or clientAuth extended key usage): renew re-issues what 'bridge-ca issue' made`,
     );
   }
   return cert;

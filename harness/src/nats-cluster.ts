@@ -1,0 +1,228 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CertAndKey, createCA, issueCert } from '@agent-bridge/pki';
+import { waitFor, within } from '@agent-bridge/waits';
+
+/** Where Debian's `nats-server` package puts the binary; PATH is searched too. */
+const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
+
+/**
+ * The nats-server binary, or an error that says exactly what to install: a
+ * test that needs NATS never skips because it is absent.
+ */
+export function natsServerBinary(): string {
+  const onPath = (process.env.PATH ?? '')
+    .split(':')
+    .filter(Boolean)
+    .map((d) => join(d, 'nats-server'));
+  const found = [process.env.NATS_SERVER_BIN ?? '', ...onPath, ...CANDIDATES].find(
+    (p) => p && existsSync(p),
+  );
+  if (!found) {
+    throw new Error(
+      "nats-server is not installed: run `node scripts/ensure-nats-server.mjs` (as root it installs Debian's nats-server package), or `apt-get install nats-server`, or set NATS_SERVER_BIN",
+    );
+  }
+  return found;
+}
+
+/** The certificates of a test NATS cluster: its CA, one per server, and clients. */
+export interface NatsPki {
+  dir: string;
+  ca: CertAndKey;
+  caPath: string;
+  serverCertPath: string;
+  serverKeyPath: string;
+  /** A client certificate (CN "bridge") and its files. */
+  client: CertAndKey & { certPath: string; keyPath: string };
+}
+
+export async function createNatsPki(dir: string): Promise<NatsPki> {
+  const ca = await createCA({ name: 'test NATS CA' });
+  // Each server dials the others' routes with the certificate it serves with.
+  const server = await issueCert({
+    type: 'peer',
+    cn: 'nats',
+    sans: ['localhost', '127.0.0.1'],
+    ca,
+  });
+  const client = await issueCert({ type: 'client', cn: 'bridge', ca });
+  const write = (name: string, data: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, data, { mode: 0o600 });
+    return p;
+  };
+  return {
+    dir,
+    ca,
+    caPath: write('ca.crt', ca.certPem),
+    serverCertPath: write('server.crt', server.certPem),
+    serverKeyPath: write('server.key', server.keyPem),
+    client: {
+      ...client,
+      certPath: write('client.crt', client.certPem),
+      keyPath: write('client.key', client.keyPem),
+    },
+  };
+}
+
+interface NodePorts {
+  client: number;
+  cluster: number;
+  monitor: number;
+}
+
+/** One server of the cluster: its ports, files and (while it runs) process. */
+export interface NatsNode {
+  name: string;
+  ports: NodePorts;
+  url: string;
+  storeDir: string;
+  configPath: string;
+  proc: ChildProcess | undefined;
+  /** The end of what the server wrote to stderr (its log), for failures. */
+  log: string;
+}
+
+export interface NatsCluster {
+  nodes: NatsNode[];
+  /** `tls://127.0.0.1:<port>` of every node. */
+  urls: string[];
+  pki: NatsPki;
+  /** Kills node `i` (SIGKILL unless told); its store stays for a restart. */
+  kill(i: number, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts node `i` again on its store and ports, and waits until it serves. */
+  restart(i: number): Promise<void>;
+  /** Stops every node and removes the cluster's files. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A real NATS cluster on loopback: `size` nats-server processes with
+ * JetStream, each on its own ephemeral ports and store directory, clients
+ * and routes on TLS with verified certificates (mutual TLS). Resolves once
+ * every node answers its health check and JetStream has a meta leader.
+ */
+export async function startNatsCluster(opts: { size?: number } = {}): Promise<NatsCluster> {
+  const size = opts.size ?? 3;
+  const bin = natsServerBinary();
+  const dir = mkdtempSync(join(process.env.BRIDGE_TEST_TMPDIR ?? tmpdir(), 'nats-cluster-'));
+  const pki = await createNatsPki(dir);
+  const ports: NodePorts[] = [];
+  for (let i = 0; i < size; i++) {
+    ports.push({ client: await freePort(), cluster: await freePort(), monitor: await freePort() });
+  }
+  const nodes: NatsNode[] = ports.map((p, i) => {
+    const name = `n${i + 1}`;
+    const storeDir = join(dir, name, 'js');
+    mkdirSync(storeDir, { recursive: true });
+    const configPath = join(dir, name, 'nats.conf');
+    writeFileSync(configPath, nodeConfig(name, p, storeDir, pki, size > 1 ? ports : []));
+    return {
+      name,
+      ports: p,
+      url: `tls://127.0.0.1:${p.client}`,
+      storeDir,
+      configPath,
+      proc: undefined,
+      log: '',
+    };
+  });
+  const launch = (node: NatsNode) => {
+    node.proc = spawn(bin, ['-c', node.configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+    node.proc.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      node.log = (node.log + d).slice(-4_000);
+    });
+  };
+  const cluster: NatsCluster = {
+    nodes,
+    urls: nodes.map((n) => n.url),
+    pki,
+    async kill(i, signal = 'SIGKILL') {
+      const proc = nodes[i]?.proc;
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      const gone = once(proc, 'exit');
+      proc.kill(signal);
+      await within(`nats node ${i + 1} to exit`, gone, 10_000);
+    },
+    async restart(i) {
+      const node = nodes[i]!;
+      launch(node);
+      await healthy(node);
+    },
+    async stop() {
+      await Promise.all(nodes.map((_, i) => cluster.kill(i, 'SIGTERM')));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    for (const node of nodes) launch(node);
+    await Promise.all(nodes.map(healthy));
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+  return cluster;
+}
+
+function nodeConfig(
+  name: string,
+  p: NodePorts,
+  storeDir: string,
+  pki: NatsPki,
+  all: NodePorts[],
+): string {
+  const tls = `{ cert_file: "${pki.serverCertPath}", key_file: "${pki.serverKeyPath}", ca_file: "${pki.caPath}", verify: true, timeout: 5 }`;
+  const routes = all
+    .filter((o) => o.cluster !== p.cluster)
+    .map((o) => `"tls://127.0.0.1:${o.cluster}"`);
+  return [
+    `server_name: ${name}`,
+    `listen: "127.0.0.1:${p.client}"`,
+    `http: "127.0.0.1:${p.monitor}"`,
+    `jetstream { store_dir: "${storeDir}", max_memory_store: 64MB, max_file_store: 1GB }`,
+    `tls ${tls}`,
+    all.length > 0
+      ? `cluster { name: bridge-test, listen: "127.0.0.1:${p.cluster}", routes: [${routes.join(', ')}], tls ${tls} }`
+      : '',
+    '',
+  ].join('\n');
+}
+
+/** Waits until a node's health check passes: it serves clients and its JetStream is current. */
+async function healthy(node: NatsNode): Promise<void> {
+  let last = 'no answer yet';
+  await waitFor(
+    () => `nats node ${node.name} to be healthy (last: ${last}); its log ends:\n${node.log}`,
+    async () => {
+      if (node.proc?.exitCode !== null && node.proc?.exitCode !== undefined) {
+        throw new Error(`nats node ${node.name} exited (${node.proc.exitCode}):\n${node.log}`);
+      }
+      try {
+        const res = await fetch(`http://127.0.0.1:${node.ports.monitor}/healthz`, {
+          signal: AbortSignal.timeout(2_000),
+        });
+        last = `${res.status} ${await res.text()}`;
+        return res.ok;
+      } catch (err) {
+        last = (err as Error).message;
+        return false;
+      }
+    },
+    30_000,
+    100,
+  );
+}
+
+/** A port free on 127.0.0.1 now (the OS's next ephemeral port). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,9 @@
+export {
+  FleetEvents,
+  type FleetEventsOptions,
+  SEQ_HEADER,
+  type SessionTail,
+  type StoredEvent,
+} from './fleet-events.js';
+export { connectNats, type NatsTarget } from './nats-connect.js';
+export { eventMsgId, fleetPrefix, sessionSubject, subjectToken } from './subjects.js';

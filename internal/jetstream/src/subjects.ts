@@ -1,0 +1,35 @@
+/**
+ * NATS subjects of a fleet. Each session's events go to a subject of its
+ * own, `<prefix>.events.<project>.<session>`, so a reader takes one
+ * session's history by a filter, and NATS permissions can grant a fleet's
+ * daemons `<prefix>.>` and nothing of another fleet's.
+ *
+ * A subject token may not hold `.`, `*`, `>` or white space, and is case
+ * sensitive; ids outside [A-Za-z0-9_-] are written as `~` and their UTF-8
+ * bytes in hex, so two different ids never share a token.
+ */
+export function subjectToken(id: string): string {
+  if (id === '') throw new Error('an empty id has no subject token');
+  if (/^[A-Za-z0-9_-]+$/.test(id)) return id;
+  return `~${Buffer.from(id, 'utf8').toString('hex')}`;
+}
+
+/** The fleet's prefix (`bridge.<fleet>`), from a fleet name that is itself one token. */
+export function fleetPrefix(fleet: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(fleet)) {
+    throw new Error(`fleet name "${fleet}" must be 1 to 64 of A-Z a-z 0-9 _ -`);
+  }
+  return `bridge.${fleet}`;
+}
+
+export function sessionSubject(prefix: string, projectId: string, sessionId: string): string {
+  return `${prefix}.events.${subjectToken(projectId)}.${subjectToken(sessionId)}`;
+}
+
+/**
+ * The id JetStream deduplicates a publish by: a retry after a lost
+ * acknowledgement names the same event, so it is stored once.
+ */
+export function eventMsgId(sessionId: string, seq: number): string {
+  return `${sessionId}:${seq}`;
+}
