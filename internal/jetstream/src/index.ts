@@ -1,4 +1,11 @@
 export {
+  type DaemonAnnouncement,
+  type DirectoryEntry,
+  FleetDirectory,
+  type FleetDirectoryOptions,
+  placeSession,
+} from './fleet-directory.js';
+export {
   FleetEvents,
   type FleetEventsOptions,
   SEQ_HEADER,

@@ -1,0 +1,114 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { type KV, Kvm } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { fleetPrefix, subjectToken } from './subjects.js';
+
+/** What a daemon tells its fleet about itself. */
+export interface DaemonAnnouncement {
+  /** The daemon's id in the fleet (one subject token: letters, digits, `_`, `-`). */
+  id: string;
+  /** Where clients reach it: host:port of its gRPC listener. */
+  address: string;
+  /** Sessions it runs now, and the most it takes (0: no bound). */
+  sessions: number;
+  maxSessions: number;
+  providers: string[];
+  version: string;
+  /** The identity of its store's history (the embedded store's `historyId`). */
+  historyId: string;
+}
+
+/** An announcement as the directory holds it, with when it was last renewed. */
+export interface DirectoryEntry extends DaemonAnnouncement {
+  announcedAt: number;
+}
+
+export interface FleetDirectoryOptions {
+  fleet: string;
+  /** How long an announcement lives unless renewed (a daemon renews every third of it). */
+  ttlMs?: number;
+  replicas?: number;
+}
+
+/**
+ * The daemons of a fleet, in a NATS KV bucket (`BRIDGE_<fleet>_daemons`)
+ * whose entries expire: each daemon announces itself and renews the
+ * announcement while it runs, so one that is gone (crashed, cut off) falls
+ * out of the directory within the TTL without anyone removing it, and one
+ * that stops removes itself at once.
+ */
+export class FleetDirectory {
+  private constructor(
+    private readonly kv: KV,
+    readonly ttlMs: number,
+  ) {}
+
+  static async open(nc: NatsConnection, opts: FleetDirectoryOptions): Promise<FleetDirectory> {
+    fleetPrefix(opts.fleet);
+    const ttlMs = opts.ttlMs ?? 15_000;
+    const kv = await new Kvm(nc).create(`BRIDGE_${opts.fleet}_daemons`, {
+      history: 1,
+      ttl: ttlMs,
+      replicas: opts.replicas ?? 1,
+    });
+    return new FleetDirectory(kv, ttlMs);
+  }
+
+  /**
+   * Announces the daemon until `lifetime` ends, renewing it every third of
+   * the TTL with what `current()` says then (its session count changes); at
+   * the end the entry is removed. A renewal that fails (NATS away) is tried
+   * again at the next tick: meanwhile the entry may expire, and the next
+   * renewal brings it back. Resolves once the first announcement is stored.
+   */
+  async announce(
+    current: () => DaemonAnnouncement,
+    lifetime: AbortSignal,
+    onError: (err: Error) => void = () => {},
+  ): Promise<void> {
+    const key = subjectToken(current().id);
+    const put = () =>
+      this.kv.put(
+        key,
+        JSON.stringify({ ...current(), announcedAt: Date.now() } satisfies DirectoryEntry),
+      );
+    await put();
+    void (async () => {
+      while (!lifetime.aborted) {
+        try {
+          await delay(this.ttlMs / 3, undefined, { signal: lifetime });
+        } catch {
+          break;
+        }
+        await put().catch((err: Error) => onError(err));
+      }
+      await this.kv.delete(key).catch((err: Error) => onError(err));
+    })();
+  }
+
+  /** The daemons whose announcements are alive now. */
+  async live(): Promise<DirectoryEntry[]> {
+    const entries: DirectoryEntry[] = [];
+    for await (const key of await this.kv.keys()) {
+      const e = await this.kv.get(key);
+      if (e && e.operation === 'PUT') entries.push(e.json<DirectoryEntry>());
+    }
+    return entries.sort((a, b) => a.id.localeCompare(b.id));
+  }
+}
+
+/**
+ * Where a new session goes: the live daemon with the most room (free
+ * places, then fewest sessions), among those that offer the provider;
+ * undefined when none has room.
+ */
+export function placeSession(
+  daemons: readonly DirectoryEntry[],
+  provider: string,
+): DirectoryEntry | undefined {
+  const room = (d: DirectoryEntry) =>
+    d.maxSessions === 0 ? Number.POSITIVE_INFINITY : d.maxSessions - d.sessions;
+  return daemons
+    .filter((d) => d.providers.includes(provider) && room(d) > 0)
+    .sort((a, b) => room(b) - room(a) || a.sessions - b.sessions || a.id.localeCompare(b.id))[0];
+}
