@@ -4,8 +4,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CertAndKey, createCA, issueCert } from '@agent-bridge/pki';
 import { waitFor, within } from '@agent-bridge/waits';
+import { type NatsAccounts, type NodePorts, nodeConfig } from './nats-config.js';
+import { createNatsPki, type NatsPki } from './nats-pki.js';
 
 /** Where Debian's `nats-server` package puts the binary; PATH is searched too. */
 const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
@@ -28,52 +29,6 @@ export function natsServerBinary(): string {
     );
   }
   return found;
-}
-
-/** The certificates of a test NATS cluster: its CA, one per server, and clients. */
-export interface NatsPki {
-  dir: string;
-  ca: CertAndKey;
-  caPath: string;
-  serverCertPath: string;
-  serverKeyPath: string;
-  /** A client certificate (CN "bridge") and its files. */
-  client: CertAndKey & { certPath: string; keyPath: string };
-}
-
-export async function createNatsPki(dir: string): Promise<NatsPki> {
-  const ca = await createCA({ name: 'test NATS CA' });
-  // Each server dials the others' routes with the certificate it serves with.
-  const server = await issueCert({
-    type: 'peer',
-    cn: 'nats',
-    sans: ['localhost', '127.0.0.1'],
-    ca,
-  });
-  const client = await issueCert({ type: 'client', cn: 'bridge', ca });
-  const write = (name: string, data: string) => {
-    const p = join(dir, name);
-    writeFileSync(p, data, { mode: 0o600 });
-    return p;
-  };
-  return {
-    dir,
-    ca,
-    caPath: write('ca.crt', ca.certPem),
-    serverCertPath: write('server.crt', server.certPem),
-    serverKeyPath: write('server.key', server.keyPem),
-    client: {
-      ...client,
-      certPath: write('client.crt', client.certPem),
-      keyPath: write('client.key', client.keyPem),
-    },
-  };
-}
-
-interface NodePorts {
-  client: number;
-  cluster: number;
-  monitor: number;
 }
 
 /** One server of the cluster: its ports, files and (while it runs) process. */
@@ -107,7 +62,18 @@ export interface NatsCluster {
  * and routes on TLS with verified certificates (mutual TLS). Resolves once
  * every node answers its health check and JetStream has a meta leader.
  */
-export async function startNatsCluster(opts: { size?: number } = {}): Promise<NatsCluster> {
+export async function startNatsCluster(
+  opts: {
+    size?: number;
+    /**
+     * NATS accounts, each with the client certificate CNs mapped to it
+     * (`verify_and_map`): every account has its own JetStream and
+     * subjects, and a certificate mapped to none is refused. Without
+     * accounts every client certificate of the CA is let in.
+     */
+    accounts?: NatsAccounts;
+  } = {},
+): Promise<NatsCluster> {
   const size = opts.size ?? 3;
   const bin = natsServerBinary();
   const dir = mkdtempSync(join(process.env.BRIDGE_TEST_TMPDIR ?? tmpdir(), 'nats-cluster-'));
@@ -121,7 +87,17 @@ export async function startNatsCluster(opts: { size?: number } = {}): Promise<Na
     const storeDir = join(dir, name, 'js');
     mkdirSync(storeDir, { recursive: true });
     const configPath = join(dir, name, 'nats.conf');
-    writeFileSync(configPath, nodeConfig(name, p, storeDir, pki, size > 1 ? ports : []));
+    writeFileSync(
+      configPath,
+      nodeConfig({
+        name,
+        ports: p,
+        storeDir,
+        pki,
+        routes: size > 1 ? ports : [],
+        accounts: opts.accounts,
+      }),
+    );
     return {
       name,
       ports: p,
@@ -167,30 +143,6 @@ export async function startNatsCluster(opts: { size?: number } = {}): Promise<Na
     throw err;
   }
   return cluster;
-}
-
-function nodeConfig(
-  name: string,
-  p: NodePorts,
-  storeDir: string,
-  pki: NatsPki,
-  all: NodePorts[],
-): string {
-  const tls = `{ cert_file: "${pki.serverCertPath}", key_file: "${pki.serverKeyPath}", ca_file: "${pki.caPath}", verify: true, timeout: 5 }`;
-  const routes = all
-    .filter((o) => o.cluster !== p.cluster)
-    .map((o) => `"tls://127.0.0.1:${o.cluster}"`);
-  return [
-    `server_name: ${name}`,
-    `listen: "127.0.0.1:${p.client}"`,
-    `http: "127.0.0.1:${p.monitor}"`,
-    `jetstream { store_dir: "${storeDir}", max_memory_store: 64MB, max_file_store: 1GB }`,
-    `tls ${tls}`,
-    all.length > 0
-      ? `cluster { name: bridge-test, listen: "127.0.0.1:${p.cluster}", routes: [${routes.join(', ')}], tls ${tls} }`
-      : '',
-    '',
-  ].join('\n');
 }
 
 /** Waits until a node's health check passes: it serves clients and its JetStream is current. */
