@@ -131,10 +131,17 @@ export async function startNatsCluster(
       await healthy(node);
     },
     async stop() {
+      process.off('exit', killAll);
       await Promise.all(nodes.map((_, i) => cluster.kill(i, 'SIGTERM')));
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  // A test process that exits without stopping the cluster (a failed hook, a
+  // worker torn down) leaves no server behind.
+  const killAll = () => {
+    for (const node of nodes) node.proc?.kill('SIGKILL');
+  };
+  process.on('exit', killAll);
   try {
     for (const node of nodes) launch(node);
     await Promise.all(nodes.map(healthy));
