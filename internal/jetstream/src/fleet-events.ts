@@ -164,14 +164,15 @@ export class FleetEvents {
         }
         if (!isTransient(err)) throw err;
         opts.onRetry?.(err as Error);
-        await delay(opts.retryMs ?? 250, opts.signal);
+        await pause(opts.retryMs ?? 250, opts.signal, err);
       }
     }
   }
 
   /**
    * A session's events after `afterSeq`, oldest first, up to the tail it
-   * had when the read began; ends there.
+   * had when the read began; ends there. Throws when `signal` aborts first
+   * (default: a minute).
    */
   async *read(
     projectId: string,
@@ -190,13 +191,20 @@ export class FleetEvents {
       }),
     );
     const messages = await consumer.consume({ max_messages: 256 });
+    // A read that stalls (no server answers) ends at the signal, and says so:
+    // ending quietly would pass a partial history off as whole.
+    const stop = () => void messages.close();
+    signal.addEventListener('abort', stop, { once: true });
     try {
       for await (const m of messages) {
         const seq = Number(m.headers?.get(SEQ_HEADER));
         if (seq > afterSeq) yield { seq, bytes: m.data };
         if (m.seq >= end.streamSeq) return;
       }
+      signal.throwIfAborted();
+      throw new Error(`the read of session ${sessionId} ended before its last event (${end.seq})`);
     } finally {
+      signal.removeEventListener('abort', stop);
       await messages.close();
     }
   }
@@ -210,20 +218,41 @@ async function retrying<T>(signal: AbortSignal, attempt: () => Promise<T>): Prom
       return await attempt();
     } catch (err) {
       if (!isTransient(err)) throw err;
-      await delay(250, signal);
+      await pause(250, signal, err);
     }
   }
 }
 
-/** A failure that may pass: no stream leader yet, no answer in time, no connection now. */
+/**
+ * A failure that may pass: no stream leader yet (nats.js reports the
+ * no-responders of a publish as "jetstream is not enabled", the
+ * no-responders as its cause), no answer in time, no connection now.
+ */
 function isTransient(err: unknown): boolean {
   if (err instanceof JetStreamApiError) return err.status === 503;
-  const e = err as { name?: string; message?: string; isNoResponders?: () => boolean };
+  type Failure = {
+    name?: string;
+    message?: string;
+    isNoResponders?: () => boolean;
+    cause?: unknown;
+  };
+  const e = err as Failure | undefined;
+  const cause = e?.cause as Failure | undefined;
   return (
     e?.isNoResponders?.() === true ||
+    cause?.isNoResponders?.() === true ||
     e?.name === 'TimeoutError' ||
     /timeout|no responders|disconnect|connection/i.test(e?.message ?? '')
   );
+}
+
+/** Waits `ms` before another try; when `signal` ends the wait, the last failure says why. */
+async function pause(ms: number, signal: AbortSignal, last: unknown): Promise<void> {
+  try {
+    await delay(ms, undefined, { signal });
+  } catch {
+    throw new Error(`NATS did not recover in time: ${(last as Error).message}`, { cause: last });
+  }
 }
 
 function isWrongLast(err: unknown): boolean {

@@ -89,6 +89,32 @@ describe('a fleet`s session events on JetStream', () => {
     }
   });
 
+  it('a read stopped by its signal throws instead of ending as if the history were whole', async () => {
+    const nc = await connectNats({ servers: cluster.urls, tls: tls(), name: 'reader' });
+    try {
+      const events = await FleetEvents.open(nc, { fleet: 'alpha', replicas: 3 });
+      let tail: SessionTail | undefined;
+      const signal = AbortSignal.timeout(30_000);
+      for (let seq = 1; seq <= 600; seq++) {
+        tail = await events.append('p', 'long', seq, bytesOf('long', seq), tail, { signal });
+      }
+      const stop = new AbortController();
+      const read: number[] = [];
+      await expect(
+        (async () => {
+          for await (const e of events.read('p', 'long', 0, stop.signal)) {
+            read.push(e.seq);
+            if (e.seq === 3) stop.abort(new Error('the reader went away'));
+          }
+        })(),
+      ).rejects.toThrow('the reader went away');
+      expect(read.slice(0, 3)).toEqual([1, 2, 3]);
+      expect(read.length).toBeLessThan(600);
+    } finally {
+      await nc.close();
+    }
+  }, 120_000);
+
   it('speaks mutual TLS only: no plaintext address, no certificate of another CA', async () => {
     await expect(
       connectNats({ servers: ['nats://127.0.0.1:4222'], tls: tls(), name: 'x' }),
