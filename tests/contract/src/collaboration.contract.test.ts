@@ -6,6 +6,7 @@ import {
   codexHomeFor,
   contractDaemon,
   ofType,
+  opencodeEnv,
   show,
   T,
   tempHome,
@@ -75,22 +76,7 @@ beforeAll(async () => {
       turn_timeout: '90s',
       // opencode needs several seconds for its first start on a loaded machine.
       startup_timeout: '60s',
-      env: {
-        HOME: join(home.home, 'opencode'),
-        OPENCODE_CONFIG_CONTENT: JSON.stringify({
-          provider: {
-            fake: {
-              npm: '@ai-sdk/anthropic',
-              options: { baseURL: `${opencodeApi.baseUrl}/v1`, apiKey: 'sk-test' },
-              models: { m: {} },
-            },
-          },
-          model: 'fake/m',
-        }),
-        OPENCODE_DISABLE_MODELS_FETCH: '1',
-        OPENCODE_DISABLE_AUTOUPDATE: '1',
-        OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-      },
+      env: opencodeEnv(opencodeApi.baseUrl, 'sk-test', join(home.home, 'opencode')),
     },
     gemini: {
       adapter: 'acp',

@@ -74,6 +74,30 @@ export function codexHomeFor(dir: string, baseUrl: string): string {
   return dir;
 }
 
+/**
+ * The environment of the real opencode with its bundled @ai-sdk/anthropic
+ * provider pointed at an Anthropic Messages fake (OPENCODE_CONFIG_CONTENT),
+ * nothing fetched or updated from the network.
+ */
+export function opencodeEnv(baseUrl: string, key: string, home: string): Record<string, string> {
+  return {
+    HOME: home,
+    OPENCODE_CONFIG_CONTENT: JSON.stringify({
+      provider: {
+        fake: {
+          npm: '@ai-sdk/anthropic',
+          options: { baseURL: `${baseUrl}/v1`, apiKey: key },
+          models: { m: {} },
+        },
+      },
+      model: 'fake/m',
+    }),
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  };
+}
+
 /** What a restarted daemon takes over from the one it replaces. */
 interface Earlier {
   pki: TestPki;

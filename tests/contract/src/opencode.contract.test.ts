@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ProviderAuthState } from '@agent-bridge/proto';
 import { expect } from 'vitest';
 import { acpContract } from './acp-contract.js';
-import { CLI_BIN, ofType, show, T, turnsDone } from './contract-harness.js';
+import { CLI_BIN, ofType, opencodeEnv, show, T, turnsDone } from './contract-harness.js';
 import { FakeAnthropicApi } from './fake-apis/index.js';
 
 // The real opencode 1.18.33 (`opencode acp`) through the daemon, its bundled
@@ -19,22 +19,7 @@ acpContract({
   api,
   provider: (key, home, extra = {}) => ({
     binary: join(CLI_BIN, 'opencode'),
-    env: {
-      HOME: home,
-      OPENCODE_CONFIG_CONTENT: JSON.stringify({
-        provider: {
-          fake: {
-            npm: '@ai-sdk/anthropic',
-            options: { baseURL: `${api.baseUrl}/v1`, apiKey: key },
-            models: { m: {} },
-          },
-        },
-        model: 'fake/m',
-      }),
-      OPENCODE_DISABLE_MODELS_FETCH: '1',
-      OPENCODE_DISABLE_AUTOUPDATE: '1',
-      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-    },
+    env: opencodeEnv(api.baseUrl, key, home),
     ...extra,
   }),
   textUsage: { input_tokens: 12, output_tokens: 7, total_tokens: 19 },

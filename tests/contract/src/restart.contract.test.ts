@@ -6,6 +6,7 @@ import {
   type ContractDaemon,
   codexHomeFor,
   contractDaemon,
+  opencodeEnv,
   show,
   T,
   tempHome,
@@ -100,22 +101,7 @@ describe('a conversation through a daemon restart', () => {
       binary: join(CLI_BIN, 'opencode'),
       turn_timeout: '90s',
       startup_timeout: '60s',
-      env: {
-        HOME: join(home.home, 'opencode'),
-        OPENCODE_CONFIG_CONTENT: JSON.stringify({
-          provider: {
-            fake: {
-              npm: '@ai-sdk/anthropic',
-              options: { baseURL: `${anthropic.baseUrl}/v1`, apiKey: 'sk-test' },
-              models: { m: {} },
-            },
-          },
-          model: 'fake/m',
-        }),
-        OPENCODE_DISABLE_MODELS_FETCH: '1',
-        OPENCODE_DISABLE_AUTOUPDATE: '1',
-        OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-      },
+      env: opencodeEnv(anthropic.baseUrl, 'sk-test', join(home.home, 'opencode')),
     });
   });
 });
