@@ -25,6 +25,9 @@ export { DENY_ALL, type PermissionPolicy } from './permissions/permission-policy
 export { EventRedactor } from './redaction/event-redactor.js';
 export { createRedactor, REDACTED, type Redactor, SecretRedactor } from './redaction/redactor.js';
 export { SessionManager } from './sessions/session-manager.js';
+export { type LostSession, LostSessions } from './fleet/lost-sessions.js';
+export type * from './fleet/sessions-elsewhere.js';
+export type { Listable } from './sessions/list-sessions.js';
 export { memoryStore } from './store/memory-store.js';
 export type * from './store/session-store.js';
 export type {

@@ -12,5 +12,12 @@ export {
   type SessionTail,
   type StoredEvent,
 } from './fleet-events.js';
+export {
+  type FleetCursor,
+  type FleetSessionRecord,
+  FleetSessions,
+  type FleetSessionsOptions,
+  type SessionOwner,
+} from './fleet-sessions.js';
 export { connectNats, type NatsTarget } from './nats-connect.js';
-export { eventMsgId, fleetPrefix, sessionSubject, subjectToken } from './subjects.js';
+export { eventMsgId, fleetPrefix, kvKey, sessionSubject, subjectToken } from './subjects.js';

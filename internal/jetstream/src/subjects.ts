@@ -14,6 +14,16 @@ export function subjectToken(id: string): string {
   return `~${Buffer.from(id, 'utf8').toString('hex')}`;
 }
 
+/**
+ * A KV key for an id: the id itself when it is [A-Za-z0-9_-], else `=` and
+ * its UTF-8 bytes in hex (KV keys allow no `~`, so not `subjectToken`).
+ */
+export function kvKey(id: string): string {
+  if (id === '') throw new Error('an empty id has no KV key');
+  if (/^[A-Za-z0-9_-]+$/.test(id)) return id;
+  return `=${Buffer.from(id, 'utf8').toString('hex')}`;
+}
+
 /** The fleet's prefix (`bridge.<fleet>`), from a fleet name that is itself one token. */
 export function fleetPrefix(fleet: string): string {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(fleet)) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JwtVerifier } from '@agent-bridge/auth';
-import { type Audit, type SessionManager, systemClock } from '@agent-bridge/bridge';
+import { type Audit, type LostSessions, type SessionManager, systemClock } from '@agent-bridge/bridge';
 import type { BridgeConfig } from '@agent-bridge/config';
 import { bridgeServiceName } from '@agent-bridge/proto';
 import { ScopeEnded, scope } from '@agent-bridge/scope';
@@ -46,6 +46,8 @@ export interface BridgeServerOptions {
   metrics?: MetricsSource;
   /** Told of every finished BridgeService call (metrics). */
   observeCall?: CallObserver;
+  /** The fleet's sessions whose daemon is gone, served read-only (issue 26); none outside a fleet. */
+  lost?: LostSessions;
 }
 
 export interface BridgeServer {
@@ -119,6 +121,7 @@ export async function startBridgeServer(opts: BridgeServerOptions): Promise<Brid
       revocationLists: () => revocationListsResponse(listener?.material().revocationLists ?? []),
       connections,
       ...(opts.observeCall ? { observeCall: opts.observeCall } : {}),
+      ...(opts.lost ? { lost: opts.lost } : {}),
     }),
   );
   const health = new HealthImplementation({ '': 'SERVING', [bridgeServiceName]: 'SERVING' });

@@ -1,5 +1,5 @@
 import type { JwtVerifier } from '@agent-bridge/auth';
-import type { Audit, SessionManager } from '@agent-bridge/bridge';
+import type { Audit, LostSessions, SessionManager } from '@agent-bridge/bridge';
 import type { GetRevocationListsResponse } from '@agent-bridge/proto';
 import type { Logger } from 'pino';
 import type { CallLimits } from './private/call-limits.js';
@@ -26,6 +26,8 @@ export interface ServiceContext {
    */
   lifetime?: AbortSignal;
   observeCall?: CallObserver;
+  /** The fleet's sessions whose daemon is gone, served read-only (none outside a fleet). */
+  lost?: LostSessions;
 }
 
 /**

@@ -2,8 +2,6 @@ import { denied, invalid } from '../errors.js';
 import type { Caller, SessionSnapshot, SessionStatus } from '../types.js';
 import { preview } from '../validate.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
-import type { Session } from './session.js';
-import { reportedStatus } from './session-snapshot.js';
 
 export interface ListFilter {
   projectId: string;
@@ -20,6 +18,14 @@ export interface SessionPage {
   nextPageToken: string;
 }
 
+/** What a listing reads of a session: the daemon's own, or a lost one of its fleet. */
+export interface Listable {
+  readonly id: string;
+  readonly projectId: string;
+  readonly createdAt: number;
+  snapshot(): SessionSnapshot;
+}
+
 const MAX_PAGE_SIZE = 1000;
 const DEFAULT_PAGE_SIZE = 100;
 
@@ -30,7 +36,7 @@ const DEFAULT_PAGE_SIZE = 100;
  * while sessions come and go.
  */
 export function listSessions(
-  sessions: Iterable<Session>,
+  sessions: Iterable<Listable>,
   caller: Caller,
   filter: ListFilter,
 ): SessionPage {
@@ -50,7 +56,8 @@ export function listSessions(
   const statuses = new Set(filter.statuses);
   const matching = [...sessions]
     .filter(
-      (s) => s.projectId === projectId && (statuses.size === 0 || statuses.has(reportedStatus(s))),
+      (s) =>
+        s.projectId === projectId && (statuses.size === 0 || statuses.has(s.snapshot().status)),
     )
     .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1))
     .filter(

@@ -33,7 +33,7 @@ import { checkStart, startingProvider } from './check-start.js';
 import { checkAckHistory, committed, keptCursor } from './durable-answers.js';
 import { endForShutdown } from './end-for-shutdown.js';
 import { launchAgent } from './launch-agent.js';
-import { type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
+import { type ListFilter, type Listable, listSessions, type SessionPage } from './list-sessions.js';
 import { restoreSession } from './restore-session.js';
 import { resumeAgent } from './resume-agent.js';
 import { retryStart } from './same-start.js';
@@ -220,8 +220,9 @@ export class SessionManager {
     return this.sessions.find(caller, sessionId).snapshot();
   }
 
-  list(caller: Caller, filter: ListFilter): SessionPage {
-    return listSessions(this.sessions.values(), caller, filter);
+  /** A page of the caller's sessions; `lost` adds sessions of the fleet whose daemon is gone. */
+  list(caller: Caller, filter: ListFilter, lost: Iterable<Listable> = []): SessionPage {
+    return listSessions([...this.sessions.values(), ...lost], caller, filter);
   }
 
   /** Gives input to the agent; resolves with the seq of its INPUT_RECEIVED once that is committed. */

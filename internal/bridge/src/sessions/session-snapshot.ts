@@ -47,10 +47,5 @@ export function snapshotOf(s: SnapshotSource, facts: Readonly<SessionFacts>): Se
   };
 }
 
-/** The status a session is reported with (see snapshotOf): STOPPING while its end is not committed. */
-export function reportedStatus(s: Pick<SnapshotSource, 'status' | 'ring'>): SessionStatus {
-  return endNotCommitted(s) ? 'STOPPING' : s.status;
-}
-
 const endNotCommitted = (s: Pick<SnapshotSource, 'status' | 'ring'>) =>
   !isLiveStatus(s.status) && !s.ring.complete;

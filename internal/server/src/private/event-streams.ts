@@ -9,6 +9,7 @@ import {
 import type { CallKit } from './call-kit.js';
 import { callerSeq } from './caller-seq.js';
 import { historyHeader } from './history-header.js';
+import { orLost } from './lost-fallback.js';
 import { type StreamHandler, streamCall } from './stream-call.js';
 
 /** Events per StreamEventBatches message, and a byte cap well under the 4 MiB message limit. */
@@ -25,32 +26,41 @@ const SINGLE = { maxEvents: 64, maxBytes: 1024 * 1024 };
 export function eventStreams(
   kit: CallKit,
 ): Pick<BytesStreamingServer, 'streamEvents' | 'streamEventBatches'> {
-  const { manager } = kit.ctx;
+  const { manager, lost } = kit.ctx;
   const events =
     (
       batch: { maxEvents: number; maxBytes: number },
       encode: (slice: EventSlice, suffix: Buffer) => readonly Buffer[],
     ): StreamHandler<StreamEventsRequest, EventSlice> =>
-    (caller, req, signal) => {
-      const stream = manager.openStream(
-        caller,
-        {
-          sessionId: req.sessionId,
-          afterSeq:
-            req.afterSeq === undefined
-              ? undefined
-              : callerSeq(req.afterSeq, 'after_seq', () => manager.get(caller, req.sessionId)),
-          subscriberId: req.subscriberId,
-        },
-        signal,
-        batch,
+    async (caller, req, signal) => {
+      const request = (lastSeq: () => number) => ({
+        sessionId: req.sessionId,
+        afterSeq:
+          req.afterSeq === undefined
+            ? undefined
+            : callerSeq(req.afterSeq, 'after_seq', () => ({ lastSeq: lastSeq() })),
+        subscriberId: req.subscriberId,
+      });
+      const { stream, historyId } = await orLost(
+        lost,
+        () => ({
+          stream: manager.openStream(
+            caller,
+            request(() => manager.get(caller, req.sessionId).lastSeq),
+            signal,
+            batch,
+          ),
+          historyId: manager.historyId,
+        }),
+        // A lost session's history belongs to its own daemon's store.
+        (l) => l.openStream(caller, request(() => Number.MAX_SAFE_INTEGER), signal, batch),
       );
       // The session's identity, encoded once for the stream when its first slice is sent.
       let suffix: Buffer | undefined;
       return {
         source: stream,
         // Before any event: which history they belong to, for the reader's acks.
-        headers: historyHeader(manager.historyId),
+        headers: historyHeader(historyId),
         encode: (slice) => {
           suffix ??= sessionSuffix(stream.session);
           return encode(slice, suffix);

@@ -1,4 +1,4 @@
-import type { SessionStatus } from '@agent-bridge/bridge';
+import type { Caller, SessionStatus } from '@agent-bridge/bridge';
 import type {
   AckEventsResponse,
   GetSessionResponse,
@@ -13,6 +13,7 @@ import { fromProtoDecision, fromProtoStatus, toProtoSession, toProtoStatus } fro
 import type { BytesStreamingServer } from '../event-wire.js';
 import type { CallKit } from './call-kit.js';
 import { callerSeq } from './caller-seq.js';
+import { lookupSignal, orLost } from './lost-fallback.js';
 import { unaryCall } from './unary-call.js';
 
 /** The unary RPCs on sessions, each a call to the core with the verified caller. */
@@ -29,7 +30,10 @@ export function sessionHandlers(
   | 'respondPermission'
   | 'ackEvents'
 > {
-  const { manager, limits } = kit.ctx;
+  const { manager, limits, lost } = kit.ctx;
+  /** A write: refused for a lost session of the fleet, saying where it lived. */
+  const write = <T>(caller: Caller, sessionId: string, local: () => Promise<T>): Promise<T> =>
+    orLost(lost, local, (l) => l.refuseWrite(caller, sessionId, lookupSignal()));
   return {
     startSession: unaryCall(
       kit,
@@ -53,28 +57,39 @@ export function sessionHandlers(
       kit,
       'StopSession',
       async (caller, req): Promise<StopSessionResponse> => ({
-        status: toProtoStatus(await manager.stop(caller, req.sessionId, req.force)),
+        status: toProtoStatus(
+          await write(caller, req.sessionId, () => manager.stop(caller, req.sessionId, req.force)),
+        ),
       }),
     ),
 
     getSession: unaryCall(
       kit,
       'GetSession',
-      (caller, req): GetSessionResponse => toProtoSession(manager.get(caller, req.sessionId)),
+      async (caller, req): Promise<GetSessionResponse> =>
+        toProtoSession(
+          await orLost(
+            lost,
+            () => manager.get(caller, req.sessionId),
+            async (l) => (await l.find(caller, req.sessionId, lookupSignal())).snapshot(),
+          ),
+        ),
     ),
 
-    listSessions: unaryCall(kit, 'ListSessions', (caller, req): ListSessionsResponse => {
+    listSessions: unaryCall(kit, 'ListSessions', async (caller, req): Promise<ListSessionsResponse> => {
       const statuses: SessionStatus[] = [];
       for (const st of req.statuses) {
         const s = fromProtoStatus(st);
         if (s) statuses.push(s);
       }
-      const page = manager.list(caller, {
+      const filter = {
         projectId: req.projectId,
         statuses,
         pageSize: req.pageSize,
         pageToken: req.pageToken,
-      });
+      };
+      manager.list(caller, filter, []); // its refusals (another project, a bad token) come first
+      const page = manager.list(caller, filter, (await lost?.list(caller, lookupSignal())) ?? []);
       return { sessions: page.sessions.map(toProtoSession), nextPageToken: page.nextPageToken };
     }),
 
@@ -82,7 +97,9 @@ export function sessionHandlers(
       kit,
       'SendInput',
       async (caller, req): Promise<SendInputResponse> => {
-        const seq = await manager.sendInput(caller, req.sessionId, req.text, req.idempotencyKey);
+        const seq = await write(caller, req.sessionId, () =>
+          manager.sendInput(caller, req.sessionId, req.text, req.idempotencyKey),
+        );
         return { accepted: true, seq: BigInt(seq) };
       },
       limits.sendInput,
@@ -91,7 +108,8 @@ export function sessionHandlers(
     interruptTurn: unaryCall(
       kit,
       'InterruptTurn',
-      (caller, req): Promise<InterruptTurnResponse> => manager.interrupt(caller, req.sessionId),
+      (caller, req): Promise<InterruptTurnResponse> =>
+        write(caller, req.sessionId, () => manager.interrupt(caller, req.sessionId)),
     ),
 
     respondPermission: unaryCall(
@@ -99,12 +117,14 @@ export function sessionHandlers(
       'RespondPermission',
       async (caller, req): Promise<RespondPermissionResponse> => ({
         seq: BigInt(
-          await manager.respondPermission(caller, {
-            sessionId: req.sessionId,
-            requestId: req.requestId,
-            decision: fromProtoDecision(req.decision),
-            reason: req.reason,
-          }),
+          await write(caller, req.sessionId, () =>
+            manager.respondPermission(caller, {
+              sessionId: req.sessionId,
+              requestId: req.requestId,
+              decision: fromProtoDecision(req.decision),
+              reason: req.reason,
+            }),
+          ),
         ),
       }),
     ),
@@ -114,12 +134,30 @@ export function sessionHandlers(
       'AckEvents',
       async (caller, req): Promise<AckEventsResponse> => ({
         ackSeq: BigInt(
-          await manager.ack(
-            caller,
-            req.sessionId,
-            req.subscriberId,
-            callerSeq(req.ackSeq, 'ack_seq', () => manager.get(caller, req.sessionId)),
-            req.historyId,
+          await orLost(
+            lost,
+            () =>
+              manager.ack(
+                caller,
+                req.sessionId,
+                req.subscriberId,
+                callerSeq(req.ackSeq, 'ack_seq', () => manager.get(caller, req.sessionId)),
+                req.historyId,
+              ),
+            (l) =>
+              l.ack(
+                caller,
+                req.sessionId,
+                req.subscriberId,
+                // Beyond any seq: the lost session's own bound refuses it, naming its last.
+                Number(
+                  req.ackSeq > BigInt(Number.MAX_SAFE_INTEGER)
+                    ? Number.MAX_SAFE_INTEGER
+                    : req.ackSeq,
+                ),
+                req.historyId,
+                lookupSignal(),
+              ),
           ),
         ),
       }),

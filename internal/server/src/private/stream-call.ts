@@ -26,7 +26,7 @@ export type StreamHandler<Req, T> = (
   caller: Caller,
   req: Req,
   signal: AbortSignal,
-) => OpenedStream<T>;
+) => OpenedStream<T> | Promise<OpenedStream<T>>;
 
 /**
  * After a stream stopped on its scope: the token's expiry and the daemon's
@@ -84,7 +84,7 @@ export function streamCall<Req, T>(
       // The client may have gone while the token was checked.
       if (call.cancelled || call.destroyed) gone();
       const req = call.request;
-      const { source, headers, encode, close } = handler(caller, req, signal);
+      const { source, headers, encode, close } = await handler(caller, req, signal);
       release = close;
       call.sendMetadata(headers);
       record(method, req, peer, caller, undefined);

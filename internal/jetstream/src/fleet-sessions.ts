@@ -1,0 +1,96 @@
+import { type KV, Kvm } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { fleetPrefix, kvKey } from './subjects.js';
+
+export interface FleetSessionsOptions {
+  fleet: string;
+  replicas?: number;
+  /** How long a record is kept after its last change (0: until removed). */
+  maxAgeMs?: number;
+}
+
+/** Where a session lives, as its daemon records it with the session itself. */
+export interface SessionOwner {
+  /** The daemon's id in the fleet directory. */
+  daemonId: string;
+  /** Where clients reached it: host:port. */
+  address: string;
+  /** The identity of its store's history: the seqs and cursors of its sessions mean something within it. */
+  historyId: string;
+}
+
+/** A session's record as the fleet keeps it: what its daemon says it is, and where it lives. */
+export interface FleetSessionRecord<R = unknown> {
+  sessionId: string;
+  projectId: string;
+  owner: SessionOwner;
+  /** The daemon's own record of the session (opaque here). */
+  record: R;
+  updatedAt: number;
+}
+
+/** A subscriber's acknowledged position on a session, as the fleet keeps it. */
+export interface FleetCursor {
+  subscriberId: string;
+  ackSeq: number;
+  touchedAt: number;
+}
+
+/**
+ * The fleet's sessions and their cursors in a KV bucket
+ * (`BRIDGE_<fleet>_sessions`): a record per session under its id, and a
+ * cursor per subscriber under `<session>.c.<subscriber>`, so that any
+ * daemon of the fleet finds where a session lived and where its readers
+ * were. Last write wins: each key has one writer, the session's daemon.
+ */
+export class FleetSessions {
+  private constructor(private readonly kv: KV) {}
+
+  static async open(nc: NatsConnection, opts: FleetSessionsOptions): Promise<FleetSessions> {
+    fleetPrefix(opts.fleet);
+    const kv = await new Kvm(nc).create(`BRIDGE_${opts.fleet}_sessions`, {
+      history: 1,
+      replicas: opts.replicas ?? 1,
+      ...(opts.maxAgeMs ? { ttl: opts.maxAgeMs } : {}),
+    });
+    return new FleetSessions(kv);
+  }
+
+  async put<R>(entry: FleetSessionRecord<R>): Promise<void> {
+    await this.kv.put(kvKey(entry.sessionId), JSON.stringify(entry));
+  }
+
+  async get<R>(sessionId: string): Promise<FleetSessionRecord<R> | undefined> {
+    const e = await this.kv.get(kvKey(sessionId));
+    return e && e.operation === 'PUT' ? e.json<FleetSessionRecord<R>>() : undefined;
+  }
+
+  /** Every session record kept (cursors left out). */
+  async list<R>(): Promise<FleetSessionRecord<R>[]> {
+    const out: FleetSessionRecord<R>[] = [];
+    for await (const key of await this.kv.keys()) {
+      if (key.includes('.')) continue;
+      const e = await this.kv.get(key);
+      if (e && e.operation === 'PUT') out.push(e.json<FleetSessionRecord<R>>());
+    }
+    return out;
+  }
+
+  async remove(sessionId: string): Promise<void> {
+    const token = kvKey(sessionId);
+    for await (const key of await this.kv.keys(`${token}.c.*`)) await this.kv.delete(key);
+    await this.kv.delete(token);
+  }
+
+  async putCursor(sessionId: string, cursor: FleetCursor): Promise<void> {
+    await this.kv.put(cursorKey(sessionId, cursor.subscriberId), JSON.stringify(cursor));
+  }
+
+  async cursor(sessionId: string, subscriberId: string): Promise<FleetCursor | undefined> {
+    const e = await this.kv.get(cursorKey(sessionId, subscriberId));
+    return e && e.operation === 'PUT' ? e.json<FleetCursor>() : undefined;
+  }
+}
+
+const cursorKey = (sessionId: string, subscriberId: string) =>
+  `${kvKey(sessionId)}.c.${kvKey(subscriberId)}`;
