@@ -80,7 +80,7 @@ export default {
       'internal-leaf-imports-no-workspace-package',
       'config, pki, auth and providers (and any new internal package) import none of our ' +
         'other packages: each stands on its own. Only the core and the server depend on others.',
-      { path: '^internal/([^/]+)/', pathNot: '^internal/(bridge|server|store)/' },
+      { path: '^internal/([^/]+)/', pathNot: '^internal/(bridge|server|store|fleet)/' },
       { path: WORKSPACE, pathNot: ['^internal/$1/', SHARED, WAITS] },
     ),
     forbid(
@@ -89,6 +89,14 @@ export default {
         'the core and nothing else of ours; the core never imports it (cmd/bridge plugs it in).',
       { path: '^internal/store/' },
       { path: WORKSPACE, pathNot: ['^internal/(store|bridge)/', SHARED, WAITS] },
+    ),
+    forbid(
+      'fleet-joins-the-core-and-jetstream',
+      "A daemon's part in its fleet (internal/fleet) puts the core's seams (SessionStore, " +
+        'SessionsElsewhere) on NATS JetStream (internal/jetstream): it imports those two and ' +
+        'nothing else of ours; neither imports it (cmd/bridge plugs it in).',
+      { path: '^internal/fleet/' },
+      { path: WORKSPACE, pathNot: ['^internal/(fleet|bridge|jetstream)/', SHARED, WAITS] },
     ),
     forbid(
       'server-imports-daemon-parts-only',

@@ -178,7 +178,7 @@ async function healthy(node: NatsNode): Promise<void> {
 }
 
 /** A port free on 127.0.0.1 now (the OS's next ephemeral port). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

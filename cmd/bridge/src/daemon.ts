@@ -13,6 +13,7 @@ import {
   wireEventCodec,
 } from '@agent-bridge/server';
 import type { Logger } from 'pino';
+import type { FleetMember } from './private/fleet-member.js';
 import { toolServers } from './tool-servers.js';
 import { VERSION } from './version.js';
 
@@ -35,6 +36,7 @@ export async function startDaemon({
   audit,
   store,
   toolSocketPath,
+  fleet,
 }: {
   config: BridgeConfig;
   providers: Map<string, Provider>;
@@ -44,6 +46,8 @@ export async function startDaemon({
   store?: SessionStore;
   /** The private socket of the agents' collaboration tools (docs/collaboration.md); none when absent. */
   toolSocketPath?: string;
+  /** The daemon's fleet (config.fleet), joined by the caller; its `store` is the one given. */
+  fleet?: FleetMember;
 }): Promise<RunningDaemon> {
   // The first health probes start now, in the background: the first
   // session, Health and ListProviders never wait for them.
@@ -55,6 +59,7 @@ export async function startDaemon({
       : createBridgeMetrics({
           census: () => manager.census(),
           ...(store ? { storeSize: () => store.size() } : {}),
+          ...(fleet ? { fleet: () => fleet.replication() } : {}),
         });
   const audited: Audit = metrics
     ? (record) => {
@@ -127,10 +132,13 @@ export async function startDaemon({
       audit: audited,
       version: VERSION,
       ...(metrics ? { metrics, observeCall: metrics.call } : {}),
+      ...(fleet ? { lost: fleet.lost } : {}),
     });
+    await fleet?.announce({ manager, maxSessions: s.maxGlobal, version: VERSION });
   } catch (err) {
     await tools?.close();
     await manager.shutdown();
+    await fleet?.close(0);
     throw err;
   }
   let stopping: Promise<void> | undefined;
@@ -142,6 +150,8 @@ export async function startDaemon({
         logger.info('shutting down: refusing new work, stopping sessions');
         server.markNotServing();
         await manager.shutdown();
+        // The sessions' ends go to the fleet before this daemon leaves its directory.
+        await fleet?.close(5000);
         await tools?.close();
         // This daemon's own directory (tools-<pid>): the capability files left in it are dead now.
         if (toolSocketPath !== undefined)

@@ -20,14 +20,14 @@ export { type EventCodec, jsonEventCodec, type SessionIdentity } from './events/
 export { type EventObserver, noEventObserver } from './events/event-observer.js';
 export { EventSlice, type SliceParts } from './events/event-slice.js';
 export type { EventStream } from './events/subscriptions.js';
+export { type LostSession, LostSessions } from './fleet/lost-sessions.js';
+export type * from './fleet/sessions-elsewhere.js';
 export { type BucketLimit, TokenBuckets } from './limits/token-buckets.js';
 export { DENY_ALL, type PermissionPolicy } from './permissions/permission-policy.js';
 export { EventRedactor } from './redaction/event-redactor.js';
 export { createRedactor, REDACTED, type Redactor, SecretRedactor } from './redaction/redactor.js';
-export { SessionManager } from './sessions/session-manager.js';
-export { type LostSession, LostSessions } from './fleet/lost-sessions.js';
-export type * from './fleet/sessions-elsewhere.js';
 export type { Listable } from './sessions/list-sessions.js';
+export { SessionManager } from './sessions/session-manager.js';
 export { memoryStore } from './store/memory-store.js';
 export type * from './store/session-store.js';
 export type {

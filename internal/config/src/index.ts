@@ -7,4 +7,10 @@ export {
   parseConfig,
 } from './load-config.js';
 export type { ConfigProblem } from './private/node-reader.js';
-export type { BridgeConfig, LogLevel, ProviderConfig, RateLimit } from './types.js';
+export type {
+  BridgeConfig,
+  FleetConfig,
+  LogLevel,
+  ProviderConfig,
+  RateLimit,
+} from './types.js';

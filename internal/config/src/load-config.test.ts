@@ -266,7 +266,7 @@ logging:
       '12: sessions.max_per_projet: unknown key (known keys: max_per_project, max_global, idle_timeout, stop_grace_period, event_buffer_size, event_buffer_bytes, retention, max_subscribers, subscriber_ttl, state_dir)',
     ]);
     expect(problems(`${MINIMAL}\nservr: {}\n`)).toEqual([
-      '11: servr: unknown key (known keys: server, tls, metrics, auth, rate_limits, sessions, storage, input, providers, allowed_paths, logging)',
+      '11: servr: unknown key (known keys: server, tls, metrics, auth, rate_limits, sessions, storage, fleet, input, providers, allowed_paths, logging)',
     ]);
     expect(problems(`${MINIMAL}\nproviders:\n  x:\n    binry: y\n`)).toEqual([
       '13: providers.x.binry: unknown key (known keys: adapter, binary, args, startup_timeout, ready_pattern, env, turn_timeout, emit_raw, permissions, permission_timeout, permission_default, auto_allow, allowed_opts, default_opts, isolate_home, resume, collaboration, health_ttl, probe_timeout)',
@@ -276,6 +276,52 @@ logging:
     ).toEqual([
       '10: auth.jwt_public_keys[0].kid: unknown key (known keys: issuer, key_path, client_identities)',
     ]);
+  });
+
+  it('reads a fleet section, with its defaults, and refuses one it cannot use', () => {
+    const fleet = (body: string) => `${MINIMAL}\nfleet:\n${body}`;
+    const nats =
+      '  nats:\n    servers: [tls://n1:4222, tls://n2:4222]\n    ca_bundle: nats/ca.crt\n    cert: nats/a.crt\n    key: nats/a.key\n';
+    expect(parseConfig(MINIMAL, { baseDir: '/etc/bridge' }).config.fleet).toBeUndefined();
+    expect(
+      parseConfig(fleet(`  name: prod\n  advertise: host-a:9445\n${nats}`), {
+        baseDir: '/etc/bridge',
+      }).config.fleet,
+    ).toEqual({
+      name: 'prod',
+      daemonId: '',
+      advertise: 'host-a:9445',
+      nats: {
+        servers: ['tls://n1:4222', 'tls://n2:4222'],
+        caBundle: '/etc/bridge/nats/ca.crt',
+        cert: '/etc/bridge/nats/a.crt',
+        key: '/etc/bridge/nats/a.key',
+      },
+      replicas: 1,
+      announceTtlMs: 15_000,
+      retentionMs: 168 * 3600_000,
+    });
+    expect(
+      problems(
+        fleet(
+          '  name: prod.eu\n  daemon_id: a b\n  advertise: host-a\n  replicas: 7\n  nats:\n    servers: [nats://n1:4222]\n',
+        ),
+      ),
+    ).toEqual([
+      '12: fleet.name: must be 1 to 64 of A-Z a-z 0-9 _ -',
+      '13: fleet.daemon_id: must be 1 to 64 of A-Z a-z 0-9 _ -',
+      '14: fleet.advertise: must be host:port, got "host-a"',
+      '15: fleet.replicas: must be between 1 and 5, got 7',
+      '16: fleet.nats.ca_bundle: is required',
+      '16: fleet.nats.cert: is required',
+      '16: fleet.nats.key: is required',
+      '17: fleet.nats.servers[0]: must be a tls:// address (mutual TLS only), got "nats://n1:4222"',
+    ]);
+    expect(
+      problems(
+        `${fleet(`  name: prod\n  advertise: host-a:9445\n${nats}`)}storage:\n  backend: memory\n`,
+      ),
+    ).toEqual([expect.stringMatching(/fleet: needs storage.backend: embedded/)]);
   });
 
   it('keeps sessions in the embedded store unless told otherwise', () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from './config-error.js';
+import { checkFleet, fleetSection } from './private/fleet-table.js';
 import { type ConfigProblem, NodeReader } from './private/node-reader.js';
 import {
   bool,
@@ -196,6 +197,7 @@ const BRIDGE: Table<BridgeConfig> = {
   rateLimits: ['rate_limits', section(RATE_LIMITS)],
   sessions: ['sessions', section(SESSIONS)],
   storage: ['storage', section(STORAGE)],
+  fleet: ['fleet', fleetSection],
   input: ['input', section(INPUT)],
   providers: [
     'providers',
@@ -267,6 +269,7 @@ export function parseConfig(text: string, opts: { file?: string; baseDir: string
       'must not be server.listen: metrics need a port of their own',
     );
   }
+  checkFleet(config, r);
   if (r.problems.length > 0) throw new ConfigError(file, inFileOrder(r.problems));
   return {
     config,

@@ -79,6 +79,8 @@ export interface BridgeConfig {
     /** The most the embedded store's data may take: at it, new sessions are refused (store_full). */
     maxSizeBytes: number;
   };
+  /** The fleet this daemon is part of (NATS JetStream); absent: a daemon on its own. */
+  fleet: FleetConfig | undefined;
   input: { maxSizeBytes: number };
   providers: Record<string, ProviderConfig>;
   allowedPaths: string[];
@@ -163,4 +165,32 @@ export interface ProviderConfig {
   healthTtlMs: number;
   /** The budget of one background probe run; its process group is killed at it. */
   probeTimeoutMs: number;
+}
+
+/**
+ * A daemon in a fleet (docs/operations.md, "Fleet"): its store replicated
+ * to NATS JetStream, announced in the fleet's directory, serving the
+ * history of the fleet's sessions whose daemon is gone.
+ */
+export interface FleetConfig {
+  /** The fleet's name: its stream, buckets and subjects (`bridge.<name>.…`). */
+  name: string;
+  /** This daemon's id in the fleet; a restarted daemon keeps it. Empty: the host name. */
+  daemonId: string;
+  /** host:port where clients reach this daemon's gRPC listener. */
+  advertise: string;
+  nats: {
+    /** `tls://host:port` of the cluster's servers. */
+    servers: string[];
+    /** The CA that signed the servers' certificates; this daemon's client certificate and key. */
+    caBundle: string;
+    cert: string;
+    key: string;
+  };
+  /** Copies JetStream keeps (1, or 3 on a 3-node cluster). */
+  replicas: number;
+  /** How long the directory keeps a daemon that stopped renewing. */
+  announceTtlMs: number;
+  /** How long the fleet keeps a session's events and record. */
+  retentionMs: number;
 }

@@ -86,6 +86,11 @@ export class FleetDirectory {
     })();
   }
 
+  /** Removes daemon `id` from the directory now (a daemon that stops). */
+  async leave(id: string): Promise<void> {
+    await this.kv.delete(subjectToken(id));
+  }
+
   /** The daemons whose announcements are alive now. */
   async live(): Promise<DirectoryEntry[]> {
     const entries: DirectoryEntry[] = [];

@@ -169,6 +169,13 @@ export class FleetEvents {
     }
   }
 
+  /** Removes a session's events from the stream (its retention has passed). */
+  async purge(projectId: string, sessionId: string): Promise<void> {
+    await this.jsm.streams.purge(this.stream, {
+      filter: sessionSubject(this.prefix, projectId, sessionId),
+    });
+  }
+
   /**
    * A session's events after `afterSeq`, oldest first, up to the tail it
    * had when the read began; ends there. Throws when `signal` aborts first

@@ -27,6 +27,17 @@ export interface BridgeMetricsOptions {
   census(): readonly CensusRow[];
   /** Read at each scrape: what the session store's data takes, and its bound (0: none). */
   storeSize?(): { usedBytes: number; maxBytes: number };
+  /** Read at each scrape, in a fleet: the replication of the store to NATS JetStream. */
+  fleet?(): FleetReplication;
+}
+
+/** How a daemon's store is replicated to its fleet, as counted since its start. */
+export interface FleetReplication {
+  /** Events committed but not yet in the fleet's stream. */
+  lagEvents: number;
+  published: number;
+  /** Publishes and record writes that failed (each is tried again). */
+  failures: number;
 }
 
 export interface BridgeMetrics {
@@ -128,6 +139,7 @@ export function createBridgeMetrics(opts: BridgeMetricsOptions): BridgeMetrics {
     'The most the session store may take (storage.max_size; 0: no bound). At it, new sessions are refused (store_full).',
     (s) => s.maxBytes,
   );
+  if (opts.fleet) fleetMetrics(registry, opts.fleet);
   const permissions = counter(
     'bridge_permission_decisions_total',
     'Agent permission requests resolved, by provider, decision (allow_once, allow_session, deny) and who decided (caller, policy, auto_allow, session_grant, timeout, interrupt, turn_end, stop, shutdown, exit).',
@@ -228,4 +240,38 @@ function exitOutcome(event: CountedEvent): string {
   if (typeof data.signal === 'string' && data.signal !== '') return 'killed';
   if (typeof data.exit_code === 'number') return 'crashed';
   return 'failed';
+}
+
+/** The fleet's replication as a gauge and two counters, read at each scrape. */
+function fleetMetrics(registry: Registry, read: () => FleetReplication): void {
+  new Gauge({
+    name: 'bridge_fleet_publish_lag_events',
+    help: "Events committed in the daemon's store but not yet in the fleet's JetStream stream (grows while NATS is away, returns to 0 once caught up).",
+    registers: [registry],
+    collect() {
+      this.set(read().lagEvents);
+    },
+  });
+  const seen = { published: 0, failures: 0 };
+  const total = (name: string, help: string, field: 'published' | 'failures') =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const now = read()[field];
+        this.inc(now - seen[field]);
+        seen[field] = now;
+      },
+    });
+  total(
+    'bridge_fleet_events_published_total',
+    "Events published to the fleet's JetStream stream.",
+    'published',
+  );
+  total(
+    'bridge_fleet_publish_failures_total',
+    'Publishes of events, session records and cursors to NATS that failed and are tried again (NATS away, a leader election, a refusal).',
+    'failures',
+  );
 }

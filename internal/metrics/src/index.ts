@@ -5,4 +5,5 @@ export {
   type CountedEvent,
   type CountedRecord,
   createBridgeMetrics,
+  type FleetReplication,
 } from './bridge-metrics.js';

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { JwtVerifier } from '@agent-bridge/auth';
-import { type Audit, type LostSessions, type SessionManager, systemClock } from '@agent-bridge/bridge';
+import {
+  type Audit,
+  type LostSessions,
+  type SessionManager,
+  systemClock,
+} from '@agent-bridge/bridge';
 import type { BridgeConfig } from '@agent-bridge/config';
 import { bridgeServiceName } from '@agent-bridge/proto';
 import { ScopeEnded, scope } from '@agent-bridge/scope';

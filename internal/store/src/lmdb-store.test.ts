@@ -100,6 +100,8 @@ describe('LmdbStore', () => {
     log.dropBefore(7);
     await waitFor('the commit', () => sink.committedUpTo === 10);
     expect([...store.storedEvents('s1')].map((e) => e.seq)).toEqual([7, 8, 9, 10]);
+    // From a position: what a fleet replica reads after the last event it published.
+    expect([...store.storedEvents('s1', 8)].map((e) => e.seq)).toEqual([9, 10]);
   });
 
   it('refuses a path another daemon holds, and frees it when closed', async () => {

@@ -142,9 +142,9 @@ export class LmdbStore implements SessionStore {
     for (const key of this.events.getKeys(eventKeys(sessionId))) settled(this.events.remove(key));
   }
 
-  /** The events kept for `sessionId`, oldest first, as appended. */
-  *storedEvents(sessionId: string): Generator<{ seq: number; bytes: Buffer }> {
-    for (const { key, value } of this.events.getRange(eventKeys(sessionId))) {
+  /** The events kept for `sessionId` after `afterSeq`, oldest first, as appended. */
+  *storedEvents(sessionId: string, afterSeq = 0): Generator<{ seq: number; bytes: Buffer }> {
+    for (const { key, value } of this.events.getRange(eventKeys(sessionId, afterSeq + 1))) {
       yield { seq: key[1], bytes: value };
     }
   }
@@ -178,8 +178,8 @@ interface PageStats {
 }
 
 /** The keys of one session's events: [session id, seq]. */
-const eventKeys = (sessionId: string) => ({
-  start: [sessionId, 0] as [string, number],
+const eventKeys = (sessionId: string, from = 0) => ({
+  start: [sessionId, from] as [string, number],
   end: [sessionId, Number.MAX_SAFE_INTEGER] as [string, number],
 });
 

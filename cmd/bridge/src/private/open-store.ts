@@ -8,6 +8,8 @@ import type { DevRun } from './dev-run.js';
 /** The session store the daemon runs on, and how to let go of it after the daemon stopped. */
 export interface OpenedStore {
   store: SessionStore;
+  /** The embedded store itself (what a fleet replicates); undefined for the memory store. */
+  embedded: LmdbStore | undefined;
   /** Where it is kept; undefined for the memory store. */
   path: string | undefined;
   close(): Promise<void>;
@@ -62,7 +64,12 @@ export async function openStore(
   dev: DevRun | undefined,
 ): Promise<OpenedStore> {
   if (config.storage.backend === 'memory') {
-    return { store: memoryStore(), path: undefined, close: () => Promise.resolve() };
+    return {
+      store: memoryStore(),
+      embedded: undefined,
+      path: undefined,
+      close: () => Promise.resolve(),
+    };
   }
   const path = storePathOf(config, dev);
   try {
@@ -71,7 +78,7 @@ export async function openStore(
       sync: config.storage.sync,
       maxBytes: config.storage.maxSizeBytes,
     });
-    return { store, path, close: () => store.close() };
+    return { store, embedded: store, path, close: () => store.close() };
   } catch (err) {
     const known = err instanceof StoreLockedError || err instanceof StoreDamagedError;
     throw new StoreOpenError(

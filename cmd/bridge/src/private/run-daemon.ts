@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createRedactor } from '@agent-bridge/bridge';
 import { ConfigError, compileRedactPattern } from '@agent-bridge/config';
 import type { LiveProcessGroups, ProviderHost } from '@agent-bridge/providers/host';
+import { wireEventCodec } from '@agent-bridge/server';
 import { type AuditLog, createAuditLog } from '../audit-log.js';
 import { startDaemon } from '../daemon.js';
 import { createLogger } from '../logger.js';
@@ -9,6 +10,7 @@ import { type OrphanGuard, startOrphanGuard } from '../orphan-guard.js';
 import { checkStartup } from '../startup-checks.js';
 import { sweepToolDirs } from '../tool-servers.js';
 import { announceDev, type DevRun } from './dev-run.js';
+import { type FleetMember, joinAsMember } from './fleet-member.js';
 import { load } from './load.js';
 import { homesRootOf, type OpenedStore, openStore, StoreOpenError } from './open-store.js';
 import { untilStopped } from './signals.js';
@@ -88,6 +90,18 @@ export async function run(
       ? 'sessions kept in memory only (storage.backend: memory): a restart loses them'
       : `sessions kept in ${stored.path}`,
   );
+  let fleet: FleetMember | undefined;
+  if (config.fleet && stored.embedded) {
+    try {
+      fleet = await joinAsMember(config.fleet, stored.embedded, wireEventCodec(), logger);
+    } catch (err) {
+      logger.fatal({ err }, `cannot join fleet ${config.fleet.name}: ${(err as Error).message}`);
+      await stored.close();
+      orphans.close();
+      auditLog.close();
+      return 1;
+    }
+  }
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     daemon = await startDaemon({
@@ -95,8 +109,9 @@ export async function run(
       providers,
       logger,
       audit: auditLog.audit,
-      store: stored.store,
+      store: fleet?.store ?? stored.store,
       toolSocketPath: toolSocketPathIn(stateDir, logger),
+      ...(fleet ? { fleet } : {}),
     });
   } catch (err) {
     logger.fatal({ err }, `cannot start: ${(err as Error).message}`);

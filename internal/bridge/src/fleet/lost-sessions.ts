@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { notFound, outOfRange, precondition } from '../errors.js';
-import type { EventCodec } from '../events/event-codec.js';
 import { isTerminal } from '../events/event.js';
+import type { EventCodec } from '../events/event-codec.js';
 import type { BatchLimits, EventStream, StreamRequest } from '../events/subscriptions.js';
 import type { Caller, SessionSnapshot } from '../types.js';
 import { checkSessionId, checkSubscriberId, preview } from '../validate.js';
@@ -75,11 +75,13 @@ export class LostSessions {
     const last = l.end?.seq ?? l.held.lastSeq;
     let after = req.afterSeq;
     if (after === undefined) {
-      after =
-        req.subscriberId === '' ? 0 : ((await l.held.cursor(req.subscriberId, signal)) ?? 0);
+      after = req.subscriberId === '' ? 0 : ((await l.held.cursor(req.subscriberId, signal)) ?? 0);
     }
     if (after > last) {
-      throw outOfRange(`after_seq ${after} is beyond the last seq ${last}`, 'after_seq_beyond_last');
+      throw outOfRange(
+        `after_seq ${after} is beyond the last seq ${last}`,
+        'after_seq_beyond_last',
+      );
     }
     return {
       stream: lostStream(l.held, after, l.end, this.codec, batch, signal),
@@ -116,7 +118,11 @@ export class LostSessions {
   }
 
   private async lost(s: SessionElsewhere, signal: AbortSignal): Promise<LostSession> {
-    const identity = { sessionId: s.sessionId, projectId: s.projectId, provider: s.request.provider };
+    const identity = {
+      sessionId: s.sessionId,
+      projectId: s.projectId,
+      provider: s.request.provider,
+    };
     let ended = false;
     if (s.lastSeq > 0) {
       for await (const e of s.events(s.lastSeq - 1, signal)) {

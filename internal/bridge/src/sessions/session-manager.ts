@@ -33,7 +33,7 @@ import { checkStart, startingProvider } from './check-start.js';
 import { checkAckHistory, committed, keptCursor } from './durable-answers.js';
 import { endForShutdown } from './end-for-shutdown.js';
 import { launchAgent } from './launch-agent.js';
-import { type ListFilter, type Listable, listSessions, type SessionPage } from './list-sessions.js';
+import { type Listable, type ListFilter, listSessions, type SessionPage } from './list-sessions.js';
 import { restoreSession } from './restore-session.js';
 import { resumeAgent } from './resume-agent.js';
 import { retryStart } from './same-start.js';

@@ -53,7 +53,13 @@ export function eventStreams(
           historyId: manager.historyId,
         }),
         // A lost session's history belongs to its own daemon's store.
-        (l) => l.openStream(caller, request(() => Number.MAX_SAFE_INTEGER), signal, batch),
+        (l) =>
+          l.openStream(
+            caller,
+            request(() => Number.MAX_SAFE_INTEGER),
+            signal,
+            batch,
+          ),
       );
       // The session's identity, encoded once for the stream when its first slice is sent.
       let suffix: Buffer | undefined;

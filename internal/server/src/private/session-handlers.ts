@@ -76,22 +76,26 @@ export function sessionHandlers(
         ),
     ),
 
-    listSessions: unaryCall(kit, 'ListSessions', async (caller, req): Promise<ListSessionsResponse> => {
-      const statuses: SessionStatus[] = [];
-      for (const st of req.statuses) {
-        const s = fromProtoStatus(st);
-        if (s) statuses.push(s);
-      }
-      const filter = {
-        projectId: req.projectId,
-        statuses,
-        pageSize: req.pageSize,
-        pageToken: req.pageToken,
-      };
-      manager.list(caller, filter, []); // its refusals (another project, a bad token) come first
-      const page = manager.list(caller, filter, (await lost?.list(caller, lookupSignal())) ?? []);
-      return { sessions: page.sessions.map(toProtoSession), nextPageToken: page.nextPageToken };
-    }),
+    listSessions: unaryCall(
+      kit,
+      'ListSessions',
+      async (caller, req): Promise<ListSessionsResponse> => {
+        const statuses: SessionStatus[] = [];
+        for (const st of req.statuses) {
+          const s = fromProtoStatus(st);
+          if (s) statuses.push(s);
+        }
+        const filter = {
+          projectId: req.projectId,
+          statuses,
+          pageSize: req.pageSize,
+          pageToken: req.pageToken,
+        };
+        manager.list(caller, filter, []); // its refusals (another project, a bad token) come first
+        const page = manager.list(caller, filter, (await lost?.list(caller, lookupSignal())) ?? []);
+        return { sessions: page.sessions.map(toProtoSession), nextPageToken: page.nextPageToken };
+      },
+    ),
 
     sendInput: unaryCall(
       kit,

@@ -1,0 +1,66 @@
+import type { SessionElsewhere, SessionRecord, SessionsElsewhere } from '@agent-bridge/bridge';
+import type {
+  FleetDirectory,
+  FleetEvents,
+  FleetSessionRecord,
+  FleetSessions,
+  SessionOwner,
+} from '@agent-bridge/jetstream';
+
+/**
+ * The fleet's sessions as the core sees them from one daemon: a session's
+ * record from the fleet's KV bucket, whether its daemon is still in the
+ * directory (the same daemon with the same history), its events from the
+ * fleet's stream. This daemon's own sessions are not elsewhere.
+ */
+export function fleetElsewhere(
+  self: SessionOwner,
+  fleet: { events: FleetEvents; sessions: FleetSessions; directory: FleetDirectory },
+): SessionsElsewhere {
+  const isSelf = (o: SessionOwner) =>
+    o.daemonId === self.daemonId && o.historyId === self.historyId;
+  const liveOwners = async () =>
+    new Set((await fleet.directory.live()).map((d) => `${d.id}\n${d.historyId}`));
+  const held = async (
+    kept: FleetSessionRecord<SessionRecord>,
+    live: Set<string>,
+    signal: AbortSignal,
+  ): Promise<SessionElsewhere> => {
+    const { sessionId, projectId, owner, record } = kept;
+    const tail = await fleet.events.tail(projectId, sessionId, signal);
+    return {
+      sessionId,
+      projectId,
+      home: { ...owner, live: live.has(`${owner.daemonId}\n${owner.historyId}`) },
+      request: record.request,
+      repoPath: record.repoPath,
+      status: record.status,
+      createdAt: record.createdAt,
+      facts: record.facts,
+      lastSeq: tail?.seq ?? 0,
+      events: (afterSeq, sig) => fleet.events.read(projectId, sessionId, afterSeq, sig),
+      cursor: async (subscriberId) =>
+        (await fleet.sessions.cursor(sessionId, subscriberId))?.ackSeq,
+      saveCursor: (subscriberId, ackSeq) =>
+        fleet.sessions.putCursor(sessionId, { subscriberId, ackSeq, touchedAt: Date.now() }),
+    };
+  };
+  return {
+    async find(sessionId, signal) {
+      const kept = await fleet.sessions.get<SessionRecord>(sessionId);
+      if (!kept || isSelf(kept.owner)) return undefined;
+      return held(kept, await liveOwners(), signal);
+    },
+    async lost(projectId, signal) {
+      const live = await liveOwners();
+      const all = await fleet.sessions.list<SessionRecord>();
+      const gone = all.filter(
+        (k) =>
+          k.projectId === projectId &&
+          !isSelf(k.owner) &&
+          !live.has(`${k.owner.daemonId}\n${k.owner.historyId}`),
+      );
+      return Promise.all(gone.map((k) => held(k, live, signal)));
+    },
+  };
+}
