@@ -27,6 +27,8 @@ export interface FleetMembership {
   retentionMs: number;
   /** How long opening the stream and buckets may take, tries included (default a minute). */
   openTimeoutMs?: number;
+  /** Told when the connection to NATS is lost and when it is back. */
+  onConnection?(change: 'lost' | 'back', server: string): void;
 }
 
 /** A daemon's handles on its fleet. */
@@ -46,6 +48,12 @@ export interface Fleet {
  */
 export async function joinFleet(m: FleetMembership): Promise<Fleet> {
   const nc = await connectNats(m.nats);
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') m.onConnection?.('lost', s.server);
+      if (s.type === 'reconnect') m.onConnection?.('back', s.server);
+    }
+  })();
   try {
     const bounds = { fleet: m.fleet, replicas: m.replicas };
     // A cluster just started (or electing a leader) answers late: try again, within a bound.

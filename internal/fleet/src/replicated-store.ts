@@ -6,6 +6,7 @@ import type {
   StoredCursor,
 } from '@agent-bridge/bridge';
 import type { FleetEvents, FleetSessions, SessionOwner } from '@agent-bridge/jetstream';
+import { LatestWrites } from './latest-writes.js';
 import { type ReplicaReport, SessionReplica } from './session-replica.js';
 
 /** The embedded store as a replica reads it: its events of a session after a seq. */
@@ -30,6 +31,8 @@ export interface ReplicatedStore {
   readonly store: SessionStore;
   /** Events committed but not yet in the fleet's stream, over every session. */
   lag(): number;
+  /** Session records and cursors not yet written to the fleet's bucket. */
+  recordsWaiting(): number;
   /** Resolves once everything committed so far is in the fleet (tests, a graceful stop). */
   settled(): Promise<void>;
 }
@@ -66,16 +69,19 @@ export function replicatedStore(
     if (projectId !== undefined) r.belongsTo(projectId);
     return r;
   };
+  const writes = new LatestWrites(opts.lifetime, (key, err) =>
+    opts.recordFailed(key.split(' ')[1] ?? key, err),
+  );
   const fleetRecord = (record: SessionRecord) =>
-    opts.sessions
-      .put({
+    writes.set(`record ${record.request.sessionId}`, () =>
+      opts.sessions.put({
         sessionId: record.request.sessionId,
         projectId: record.request.projectId,
         owner: opts.owner,
         record,
         updatedAt: Date.now(),
-      })
-      .catch((err: Error) => opts.recordFailed(record.request.sessionId, err));
+      }),
+    );
 
   // What a restart finds in the store goes on to the fleet from where its stream ends.
   for (const s of inner.storedSessions()) {
@@ -83,7 +89,7 @@ export function replicatedStore(
     let last = 0;
     for (const e of s.events()) last = e.seq;
     r.committed(last);
-    void fleetRecord(s.record);
+    fleetRecord(s.record);
   }
 
   const store: SessionStore = {
@@ -115,25 +121,24 @@ export function replicatedStore(
     saveSession(record: SessionRecord): void {
       inner.saveSession(record);
       replicaOf(record.request.sessionId, record.request.projectId);
-      void fleetRecord(record);
+      fleetRecord(record);
     },
     async saveCursor(sessionId: string, cursor: StoredCursor): Promise<void> {
       await inner.saveCursor(sessionId, cursor);
-      void opts.sessions
-        .putCursor(sessionId, cursor)
-        .catch((err: Error) => opts.recordFailed(sessionId, err));
+      writes.set(`cursor ${sessionId} ${cursor.subscriberId}`, () =>
+        opts.sessions.putCursor(sessionId, cursor),
+      );
     },
     forgetSession(sessionId: string): void {
       inner.forgetSession(sessionId);
+      const projectId = replicas.get(sessionId)?.project;
       replicas.delete(sessionId);
       logs.delete(sessionId);
-      void opts.sessions
-        .get(sessionId)
-        .then(async (kept) => {
-          await opts.sessions.remove(sessionId);
-          if (kept) await opts.events.purge(kept.projectId, sessionId);
-        })
-        .catch((err: Error) => opts.recordFailed(sessionId, err));
+      writes.drop(`record ${sessionId}`);
+      writes.set(`forget ${sessionId}`, async () => {
+        await opts.sessions.remove(sessionId);
+        if (projectId !== undefined) await opts.events.purge(projectId, sessionId);
+      });
     },
   };
   return {
@@ -143,8 +148,10 @@ export function replicatedStore(
       for (const r of replicas.values()) n += r.lag;
       return n;
     },
+    recordsWaiting: () => writes.waiting,
     settled: async () => {
       await Promise.all([...replicas.values()].map((r) => r.settled()));
+      await writes.settled();
     },
   };
 }

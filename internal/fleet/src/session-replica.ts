@@ -42,6 +42,11 @@ export class SessionReplica {
     private readonly lifetime: AbortSignal,
   ) {}
 
+  /** The session's project, once known. */
+  get project(): string | undefined {
+    return this.projectId;
+  }
+
   /** The session's project: its subject. Publishing waits for it. */
   belongsTo(projectId: string): void {
     this.projectId ??= projectId;

@@ -57,14 +57,18 @@ export class FleetDirectory {
   /**
    * Announces the daemon until `lifetime` ends, renewing it every third of
    * the TTL with what `current()` says then (its session count changes); at
-   * the end the entry is removed. A renewal that fails (NATS away) is tried
-   * again at the next tick: meanwhile the entry may expire, and the next
-   * renewal brings it back. Resolves once the first announcement is stored.
+   * the end the entry is removed. An announcement that fails (NATS away, a
+   * bucket electing its leader) is reported and tried again, every half
+   * second until the first one is stored, then at each tick: meanwhile the
+   * entry may expire, and the next renewal brings it back. Resolves once
+   * the first announcement is stored, or after `firstWithinMs` (it goes on
+   * trying): a daemon serves whether or not the directory has it yet.
    */
   async announce(
     current: () => DaemonAnnouncement,
     lifetime: AbortSignal,
     onError: (err: Error) => void = () => {},
+    firstWithinMs = 10_000,
   ): Promise<void> {
     const key = subjectToken(current().id);
     const put = () =>
@@ -72,18 +76,33 @@ export class FleetDirectory {
         key,
         JSON.stringify({ ...current(), announcedAt: Date.now() } satisfies DirectoryEntry),
       );
-    await put();
+    let first: () => void = () => {};
+    const announced = new Promise<void>((resolve) => {
+      first = resolve;
+    });
     void (async () => {
+      let stored = false;
       while (!lifetime.aborted) {
         try {
-          await delay(this.ttlMs / 3, undefined, { signal: lifetime });
+          await put();
+          if (!stored) first();
+          stored = true;
+        } catch (err) {
+          onError(err as Error);
+        }
+        try {
+          await delay(stored ? this.ttlMs / 3 : 500, undefined, { signal: lifetime });
         } catch {
           break;
         }
-        await put().catch((err: Error) => onError(err));
       }
+      first();
       await this.kv.delete(key).catch((err: Error) => onError(err));
     })();
+    await Promise.race([
+      announced,
+      delay(firstWithinMs, undefined, { signal: lifetime }).catch(() => undefined),
+    ]);
   }
 
   /** Removes daemon `id` from the directory now (a daemon that stops). */

@@ -35,9 +35,13 @@ export interface BridgeMetricsOptions {
 export interface FleetReplication {
   /** Events committed but not yet in the fleet's stream. */
   lagEvents: number;
+  /** Session records and cursors not yet in the fleet's bucket. */
+  recordsWaiting: number;
   published: number;
   /** Publishes and record writes that failed (each is tried again). */
   failures: number;
+  /** Times the connection to NATS was lost. */
+  disconnects: number;
 }
 
 export interface BridgeMetrics {
@@ -252,8 +256,16 @@ function fleetMetrics(registry: Registry, read: () => FleetReplication): void {
       this.set(read().lagEvents);
     },
   });
-  const seen = { published: 0, failures: 0 };
-  const total = (name: string, help: string, field: 'published' | 'failures') =>
+  new Gauge({
+    name: 'bridge_fleet_records_waiting',
+    help: "Session records and cursors not yet written to the fleet's KV bucket (grows while NATS is away).",
+    registers: [registry],
+    collect() {
+      this.set(read().recordsWaiting);
+    },
+  });
+  const seen = { published: 0, failures: 0, disconnects: 0 };
+  const total = (name: string, help: string, field: keyof typeof seen) =>
     new Counter({
       name,
       help,
@@ -273,5 +285,10 @@ function fleetMetrics(registry: Registry, read: () => FleetReplication): void {
     'bridge_fleet_publish_failures_total',
     'Publishes of events, session records and cursors to NATS that failed and are tried again (NATS away, a leader election, a refusal).',
     'failures',
+  );
+  total(
+    'bridge_fleet_nats_disconnects_total',
+    'Times the connection to NATS was lost (a node gone, the cluster gone, the network cut); it comes back by itself.',
+    'disconnects',
   );
 }

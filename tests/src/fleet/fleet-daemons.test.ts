@@ -1,83 +1,30 @@
-import { readFileSync } from 'node:fs';
-import {
-  type Bridge,
-  codeOf,
-  collect,
-  createTestPki,
-  freePort,
-  type NatsCluster,
-  startBridge,
-  startNatsCluster,
-  status,
-  type TestPki,
-  waitFor,
-} from '@agent-bridge/harness';
-import { connectNats, FleetEvents } from '@agent-bridge/jetstream';
+import { codeOf, collect, status, waitFor } from '@agent-bridge/harness';
 import { EventType, type SessionEvent, SessionStatus } from '@agent-bridge/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { fleetDaemon, fleetReader, useFleet } from './fleet-fixture.js';
 
 // Two daemons of one fleet on a real 3-node NATS cluster (R3, mutual TLS):
 // a session's history outlives the daemon it ran on.
 
-let cluster: NatsCluster;
-let pki: TestPki;
-const bridges: Bridge[] = [];
+const fleet = useFleet();
 
-beforeAll(async () => {
-  [cluster, pki] = await Promise.all([startNatsCluster({ size: 3 }), createTestPki()]);
-}, 120_000);
-
-afterAll(async () => {
-  for (const b of bridges) {
-    b.client.close();
-    const { proc } = b.daemon;
-    if (proc.exitCode === null && proc.signalCode === null) await b.daemon.stop();
-  }
-  await cluster?.stop();
-});
-
-async function fleetDaemon(daemonId: string): Promise<Bridge> {
-  const port = await freePort();
-  const b = await startBridge({
-    pki,
-    fakeProviders: { echo: ['echo'] },
-    config: {
-      server: { listen: `127.0.0.1:${port}` },
-      fleet: {
-        name: 'one',
-        daemon_id: daemonId,
-        advertise: `127.0.0.1:${port}`,
-        nats: {
-          servers: cluster.urls,
-          ca_bundle: cluster.pki.caPath,
-          cert: cluster.pki.client.certPath,
-          key: cluster.pki.client.keyPath,
-        },
-        replicas: 3,
-        announce_ttl: '3s',
-      },
-    },
+const daemon = async (daemonId: string) => {
+  const b = await fleetDaemon(fleet.cluster, fleet.pki, {
+    daemonId,
+    fleet: 'one',
+    providers: { echo: ['echo'] },
   });
-  bridges.push(b);
+  fleet.bridges.push(b);
   return b;
-}
+};
 
-/** The fleet's own view: where a session's history in JetStream ends. */
+/** Where a session's history in JetStream ends, as the fleet itself says. */
 async function fleetTail(projectId: string, sessionId: string): Promise<number> {
-  const nc = await connectNats({
-    servers: cluster.urls,
-    tls: {
-      ca: readFileSync(cluster.pki.caPath, 'utf8'),
-      cert: cluster.pki.client.certPem,
-      key: cluster.pki.client.keyPem,
-    },
-    name: 'test reader',
-  });
+  const reader = await fleetReader(fleet.cluster, 'one');
   try {
-    const events = await FleetEvents.open(nc, { fleet: 'one', replicas: 3 });
-    return (await events.tail(projectId, sessionId))?.seq ?? 0;
+    return await reader.tail(projectId, sessionId);
   } finally {
-    await nc.close();
+    await reader.close();
   }
 }
 
@@ -85,7 +32,7 @@ const shape = (e: SessionEvent) => [Number(e.seq), e.type, e.text];
 
 describe('a fleet on NATS JetStream: history that outlives its host', () => {
   it('serves the whole history of a SIGKILLed daemon from another, in order, ending with host_lost; writes refused', async () => {
-    const [a, b] = await Promise.all([fleetDaemon('daemon-a'), fleetDaemon('daemon-b')]);
+    const [a, b] = await Promise.all([daemon('daemon-a'), daemon('daemon-b')]);
     const session = await a.sessions().start('echo');
     const id = session.sessionId;
     for (let i = 0; i < 5; i++) await session.send(`line ${i}`);

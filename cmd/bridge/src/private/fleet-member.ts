@@ -44,6 +44,8 @@ export async function joinAsMember(
   codec: EventCodec,
   logger: Logger,
 ): Promise<FleetMember> {
+  const lifetime = new AbortController();
+  const counts = { published: 0, failures: 0, disconnects: 0 };
   const daemonId =
     config.daemonId ||
     hostname()
@@ -66,9 +68,19 @@ export async function joinAsMember(
     replicas: config.replicas,
     announceTtlMs: config.announceTtlMs,
     retentionMs: config.retentionMs,
+    onConnection: (change, server) => {
+      if (change === 'lost') {
+        counts.disconnects++;
+        logger.warn(
+          { server },
+          'lost the connection to NATS: sessions go on, their events wait in the store until it is back',
+        );
+      } else {
+        logger.info({ server }, "connected to NATS again: catching the fleet's stream up");
+      }
+    },
   });
-  const lifetime = new AbortController();
-  const counts = { published: 0, failures: 0 };
+
   // One warning per session and failure streak: an outage of NATS must not flood the log.
   const failing = new Set<string>();
   const replicated = replicatedStore(store, {
@@ -106,7 +118,11 @@ export async function joinAsMember(
   return {
     store: replicated.store,
     lost: new LostSessions(fleetElsewhere(fleet.owner, fleet), codec, systemClock),
-    replication: () => ({ lagEvents: replicated.lag(), ...counts }),
+    replication: () => ({
+      lagEvents: replicated.lag(),
+      recordsWaiting: replicated.recordsWaiting(),
+      ...counts,
+    }),
     announce: ({ manager, maxSessions, version }) =>
       fleet.directory.announce(
         () => ({
