@@ -1,5 +1,6 @@
 import type { CursorStore } from './cursor-store.js';
 import type { BridgeError } from './errors.js';
+import type { FleetDiscoveryOptions } from './fleet-discovery.js';
 import type { BridgeClientOptions } from './options.js';
 import type { Health, ProviderInfo, SessionInfo } from './types.js';
 
@@ -9,7 +10,10 @@ export interface FleetDaemon extends Omit<BridgeClientOptions, 'cursorStore'> {
 }
 
 export interface BridgeFleetOptions {
-  daemons: FleetDaemon[];
+  /** The daemons, listed; or, with `discovery`, the ones always there beside those found (may be empty). */
+  daemons?: FleetDaemon[];
+  /** Daemons found in a directory (a fleet on NATS: `natsDiscovery`), joining and leaving as it says. */
+  discovery?: FleetDiscoveryOptions;
   /** How long a daemon's Health and ListProviders answers serve placement. Default 2 s. */
   probeTtlMs?: number;
   /** A daemon that has not answered its probe by then is skipped for this placement. Default 3 s. */

@@ -1,5 +1,5 @@
 import { scope } from '@agent-bridge/scope';
-import { BridgeClient } from './client.js';
+import type { BridgeClient } from './client.js';
 import { BridgeError, FailedPreconditionError, ResourceExhaustedError } from './errors.js';
 import { EventStream } from './event-stream.js';
 import type { EventStreamOptions } from './event-stream-options.js';
@@ -8,7 +8,9 @@ import type { CallOptions } from './options.js';
 import type { PermissionDecision } from './permissions.js';
 import { reasonOf } from './private/abort-reason.js';
 import { DaemonProbes } from './private/daemon-probes.js';
+import { placeByDirectory } from './private/directory-placement.js';
 import { findOwner } from './private/find-owner.js';
+import { FleetMembers } from './private/fleet-members.js';
 import { candidates, unfitFor } from './private/placement.js';
 import { runTask } from './private/run-task.js';
 import { SessionOwners } from './private/session-owners.js';
@@ -30,8 +32,7 @@ import type {
  * answer is skipped for placement and reported, never waited on.
  */
 export class BridgeFleet {
-  /** The client of each daemon, by name. */
-  readonly clients: ReadonlyMap<string, BridgeClient>;
+  private readonly members: FleetMembers;
   private readonly owners = new SessionOwners();
   private readonly probes: DaemonProbes;
   private readonly probeTimeoutMs: number;
@@ -39,28 +40,22 @@ export class BridgeFleet {
   private readonly closing = scope();
 
   constructor(opts: BridgeFleetOptions) {
-    if (!opts.daemons?.length) throw new TypeError('a fleet needs at least one daemon');
-    const clients = new Map<string, BridgeClient>();
-    for (const d of opts.daemons) {
-      if (!d.name || clients.has(d.name)) {
-        throw new TypeError(`daemon names must be unique and non-empty: ${JSON.stringify(d.name)}`);
-      }
-      const { name, ...options } = d;
-      clients.set(
-        name,
-        new BridgeClient({
-          ...options,
-          ...(opts.cursorStore ? { cursorStore: opts.cursorStore } : {}),
-        }),
-      );
+    if (opts.daemons?.length && opts.discovery) {
+      throw new TypeError('a fleet takes a list of daemons or a discovery, not both');
     }
-    this.clients = clients;
+    this.members = new FleetMembers(opts);
     this.probeTimeoutMs = opts.probeTimeoutMs ?? 3000;
     this.probes = new DaemonProbes(opts.probeTtlMs ?? 2000, this.probeTimeoutMs);
   }
 
+  /** The client of each daemon, by name (with discovery: the daemons found so far). */
+  get clients(): ReadonlyMap<string, BridgeClient> {
+    return this.members.clients;
+  }
+
   /** Each daemon as placement sees it now (probes at most `probeTtlMs` old). */
-  status(): Promise<DaemonStatus[]> {
+  async status(): Promise<DaemonStatus[]> {
+    await this.members.refresh();
     return Promise.all([...this.clients.keys()].map((name) => this.probe(name)));
   }
 
@@ -74,11 +69,18 @@ export class BridgeFleet {
     opts: CallOptions = {},
   ): Promise<StartedSession & { daemon: string }> {
     const only = req.daemon;
-    if (only !== undefined) this.client(only);
-    const names = only === undefined ? [...this.clients.keys()] : [only];
-    const statuses = await Promise.all(names.map((n) => this.probe(n)));
+    let placed: string[];
+    if (this.members.discovered) {
+      // The directory says who has room: no daemon is probed.
+      placed = placeByDirectory(await this.members.refresh(opts.signal), req.provider, only);
+    } else {
+      if (only !== undefined) this.client(only);
+      const names = only === undefined ? [...this.clients.keys()] : [only];
+      const statuses = await Promise.all(names.map((n) => this.probe(n)));
+      placed = candidates(statuses, req.provider, only);
+    }
     let refused: BridgeError | undefined;
-    for (const name of candidates(statuses, req.provider, only)) {
+    for (const name of placed) {
       try {
         const started = await this.client(name).startSession(req, opts);
         this.owners.remember(started.sessionId, name);
@@ -205,6 +207,7 @@ export class BridgeFleet {
   ): Promise<{ sessions: FleetSession[]; unreachable: { daemon: string; error: BridgeError }[] }> {
     const sessions: FleetSession[] = [];
     const unreachable: { daemon: string; error: BridgeError }[] = [];
+    await this.members.refresh();
     await Promise.all(
       [...this.clients].map(async ([daemon, client]) => {
         try {
@@ -228,13 +231,11 @@ export class BridgeFleet {
   /** Closes every client; event streams of the fleet end with a CANCELLED BridgeError. */
   close(): void {
     this.closing.end();
-    for (const c of this.clients.values()) c.close();
+    void this.members.close();
   }
 
   private client(name: string): BridgeClient {
-    const c = this.clients.get(name);
-    if (!c) throw new TypeError(`no daemon named ${JSON.stringify(name)} in the fleet`);
-    return c;
+    return this.members.client(name);
   }
 
   private probe(name: string): Promise<DaemonStatus> {
@@ -247,7 +248,13 @@ export class BridgeFleet {
    */
   private async locate(sessionId: string, opts: CallOptions): Promise<string> {
     const known = this.owners.get(sessionId);
-    if (known) return known;
+    if (known && this.clients.has(known)) return known;
+    const listed = await this.members.ownerOf(sessionId, opts.signal);
+    if (listed !== undefined) {
+      this.owners.remember(sessionId, listed);
+      return listed;
+    }
+    await this.members.refresh(opts.signal);
     const ask: CallOptions = {
       timeoutMs: Math.min(opts.timeoutMs ?? this.probeTimeoutMs, this.probeTimeoutMs),
       ...(opts.signal ? { signal: opts.signal } : {}),

@@ -40,6 +40,11 @@ export { EventStream } from './event-stream.js';
 export type { EventStreamOptions } from './event-stream-options.js';
 export { BridgeFleet } from './fleet.js';
 export type {
+  DiscoveredDaemon,
+  FleetDiscovery,
+  FleetDiscoveryOptions,
+} from './fleet-discovery.js';
+export type {
   BridgeFleetOptions,
   DaemonStatus,
   FleetDaemon,

@@ -1,6 +1,7 @@
 import {
   type BridgeError,
   DeadlineExceededError,
+  FailedPreconditionError,
   NotFoundError,
   UnavailableError,
 } from '../errors.js';
@@ -26,6 +27,7 @@ export async function findOwner(
   const refusals: BridgeError[] = [];
   const daemon = await new Promise<string | undefined>((resolve, reject) => {
     let pending = clients.size;
+    if (pending === 0) resolve(undefined);
     for (const [name, client] of clients) {
       client.getSession(sessionId, ask).then(
         () => resolve(name),
@@ -33,8 +35,10 @@ export async function findOwner(
           if (err instanceof UnavailableError || err instanceof DeadlineExceededError) {
             silent.push(name);
             refusals.push(err);
-          } else if (err instanceof NotFoundError) refusals.push(err);
-          else reject(err);
+          } else if (err instanceof NotFoundError || err instanceof FailedPreconditionError) {
+            // A daemon of a fleet on NATS that knows the session runs on another says so (FAILED_PRECONDITION).
+            refusals.push(err);
+          } else reject(err);
           if (--pending === 0) resolve(undefined);
         },
       );
