@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { type Bridge, startBridge, waitFor } from '@agent-bridge/harness';
 import type { GetSessionResponse } from '@agent-bridge/proto';
 import { built } from './built.js';
+import { stdoutCount } from './stream-reader.js';
+import { timedRead } from './timed-read.js';
 
 const CAT = '/usr/bin/cat';
 const SH = '/bin/sh';
@@ -123,4 +125,23 @@ export async function startBenchBridge(o: {
       }
     },
   };
+}
+
+/**
+ * B1's batched live read on `bridge`: a gated `cat` of `n` lines let go once
+ * the reader is attached; events/s from the go line to the n-th STDOUT event.
+ */
+export async function batchedIngestRate(bridge: BenchBridge, n: number): Promise<number> {
+  const sessionId = await bridge.start(AGENTS.gatedCat);
+  const secs = await timedRead({
+    what: 'live batches',
+    client: bridge.client,
+    md: bridge.md,
+    request: { sessionId, afterSeq: 0n, subscriberId: '' },
+    batched: true,
+    done: stdoutCount(n),
+    trigger: () => bridge.call((c) => c.sendInput, { sessionId, text: 'go', idempotencyKey: '' }),
+  });
+  await bridge.finished(sessionId, 60_000);
+  return n / secs;
 }

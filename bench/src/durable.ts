@@ -1,11 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AGENTS, type BenchBridge, linesFile, startBenchBridge } from './bench-bridge.js';
+import {
+  AGENTS,
+  type BenchBridge,
+  batchedIngestRate,
+  linesFile,
+  startBenchBridge,
+} from './bench-bridge.js';
 import { daemonLatencies } from './latency.js';
 import { against, median, quantile, type Row } from './row.js';
 import type { Sizes } from './sizes.js';
-import { stdoutCount } from './stream-reader.js';
 import { timedRead } from './timed-read.js';
 
 const MEMORY = { storage: { backend: 'memory' } };
@@ -41,20 +46,7 @@ async function ingestRows(s: Sizes): Promise<Row[]> {
     event_buffer_size: capacity,
     event_buffer_bytes: `${Math.ceil((capacity * (s.width + 512)) / 2 ** 20)}MiB`,
   };
-  const rate = async (bridge: BenchBridge) => {
-    const sessionId = await bridge.start(AGENTS.gatedCat);
-    const secs = await timedRead({
-      what: 'live batches',
-      client: bridge.client,
-      md: bridge.md,
-      request: { sessionId, afterSeq: 0n, subscriberId: '' },
-      batched: true,
-      done: stdoutCount(n),
-      trigger: () => bridge.call((c) => c.sendInput, { sessionId, text: 'go', idempotencyKey: '' }),
-    });
-    await bridge.finished(sessionId, 60_000);
-    return n / secs;
-  };
+  const rate = (bridge: BenchBridge) => batchedIngestRate(bridge, n);
   const durable = await startBenchBridge({ file, config: { sessions } });
   const memory = await startBenchBridge({ file, config: { sessions, ...MEMORY } });
   try {

@@ -6,6 +6,7 @@
 // BENCH_ONLY=<group>[,<group>] runs some groups only.
 import { capacityRows } from './capacity.js';
 import { durableRows } from './durable.js';
+import { fleetRows } from './fleet.js';
 import { floodRows } from './flood.js';
 import { idleMemoryRows } from './idle-memory.js';
 import { latencyRows } from './latency.js';
@@ -32,6 +33,7 @@ const GROUPS: Record<string, (s: Sizes) => Promise<Row[]> | Row[]> = {
   flood: floodRows,
   redaction: (s) => redactionRows(s.events, s.width),
   durable: durableRows,
+  fleet: fleetRows,
 };
 
 async function main() {

@@ -5,6 +5,7 @@ export * from './collect-garbage.js';
 export * from './ctl-profile.js';
 export * from './daemon.js';
 export * from './fixture.js';
+export * from './fleet-config.js';
 export * from './live-memory.js';
 export * from './metrics-scrape.js';
 export * from './nats-cluster.js';

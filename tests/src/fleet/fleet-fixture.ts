@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import {
   type Bridge,
   createTestPki,
+  fleetConfig,
   freePort,
   type NatsCluster,
   startBridge,
@@ -30,19 +31,12 @@ export async function fleetDaemon(
     config: {
       ...opts.config,
       server: { listen: `127.0.0.1:${port}` },
-      fleet: {
+      fleet: fleetConfig(cluster, {
         name: opts.fleet,
-        daemon_id: opts.daemonId,
-        advertise: `127.0.0.1:${port}`,
-        nats: {
-          servers: cluster.urls,
-          ca_bundle: cluster.pki.caPath,
-          cert: cluster.pki.client.certPath,
-          key: cluster.pki.client.keyPath,
-        },
-        replicas: 3,
-        announce_ttl: '3s',
-      },
+        daemonId: opts.daemonId,
+        port,
+        announceTtl: '3s',
+      }),
     },
   });
 }

@@ -54,6 +54,28 @@ describe('the example bridge.yaml', () => {
     ).toMatch(/not allowed/);
   });
 
+  it('documents a fleet section that parses as written, once uncommented', () => {
+    const text = readFileSync(join(REPO_ROOT, 'bridge.yaml'), 'utf8');
+    const lines = text.split('\n');
+    const from = lines.indexOf('# fleet:');
+    expect(from).toBeGreaterThan(0);
+    const block: string[] = [];
+    for (const line of lines.slice(from)) {
+      if (!line.startsWith('#')) break;
+      block.push(line.replace(/^# ?/, ''));
+    }
+    const { config } = parseConfig(`${text}\n${block.join('\n')}\n`, { baseDir: REPO_ROOT });
+    expect(config.fleet).toMatchObject({
+      name: 'prod',
+      daemonId: 'bridge-1',
+      advertise: 'bridge-1.example.com:9445',
+      replicas: 3,
+      announceTtlMs: 15_000,
+      retentionMs: 168 * 3600_000,
+      nats: { servers: expect.arrayContaining(['tls://nats-1.example.com:4222']) },
+    });
+  });
+
   it('refuses, at start-up, a config that hands a dangerous mode to clients', () => {
     expect(() =>
       createProviders(
