@@ -134,7 +134,7 @@ export async function startDaemon({
       ...(metrics ? { metrics, observeCall: metrics.call } : {}),
       ...(fleet ? { lost: fleet.lost } : {}),
     });
-    await fleet?.announce({ manager, maxSessions: s.maxGlobal, version: VERSION });
+    fleet?.attach(manager);
   } catch (err) {
     await tools?.close();
     await manager.shutdown();

@@ -1,4 +1,10 @@
-import type { SessionElsewhere, SessionRecord, SessionsElsewhere } from '@agent-bridge/bridge';
+import {
+  BridgeError,
+  type SessionElsewhere,
+  type SessionRecord,
+  type SessionsElsewhere,
+  unavailable,
+} from '@agent-bridge/bridge';
 import type {
   FleetDirectory,
   FleetEvents,
@@ -6,6 +12,14 @@ import type {
   FleetSessions,
   SessionOwner,
 } from '@agent-bridge/jetstream';
+import { joined } from './join-fleet.js';
+
+/** What the fleet's sessions are read from. */
+interface FleetParts {
+  events: FleetEvents;
+  sessions: FleetSessions;
+  directory: FleetDirectory;
+}
 
 /**
  * The fleet's sessions as the core sees them from one daemon: a session's
@@ -15,13 +29,14 @@ import type {
  */
 export function fleetElsewhere(
   self: SessionOwner,
-  fleet: { events: FleetEvents; sessions: FleetSessions; directory: FleetDirectory },
+  joining: Promise<FleetParts>,
 ): SessionsElsewhere {
   const isSelf = (o: SessionOwner) =>
     o.daemonId === self.daemonId && o.historyId === self.historyId;
-  const liveOwners = async () =>
+  const liveOwners = async (fleet: FleetParts) =>
     new Set((await fleet.directory.live()).map((d) => `${d.id}\n${d.historyId}`));
   const held = async (
+    fleet: FleetParts,
     kept: FleetSessionRecord<SessionRecord>,
     live: Set<string>,
     signal: AbortSignal,
@@ -46,21 +61,44 @@ export function fleetElsewhere(
     };
   };
   return {
-    async find(sessionId, signal) {
-      const kept = await fleet.sessions.get<SessionRecord>(sessionId);
-      if (!kept || isSelf(kept.owner)) return undefined;
-      return held(kept, await liveOwners(), signal);
-    },
-    async lost(projectId, signal) {
-      const live = await liveOwners();
-      const all = await fleet.sessions.list<SessionRecord>();
-      const gone = all.filter(
-        (k) =>
-          k.projectId === projectId &&
-          !isSelf(k.owner) &&
-          !live.has(`${k.owner.daemonId}\n${k.owner.historyId}`),
-      );
-      return Promise.all(gone.map((k) => held(k, live, signal)));
-    },
+    find: (sessionId, signal) =>
+      reachable(joining, signal, async (fleet) => {
+        const kept = await fleet.sessions.get<SessionRecord>(sessionId);
+        if (!kept || isSelf(kept.owner)) return undefined;
+        return held(fleet, kept, await liveOwners(fleet), signal);
+      }),
+    lost: (projectId, signal) =>
+      reachable(joining, signal, async (fleet) => {
+        const live = await liveOwners(fleet);
+        const all = await fleet.sessions.list<SessionRecord>();
+        const gone = all.filter(
+          (k) =>
+            k.projectId === projectId &&
+            !isSelf(k.owner) &&
+            !live.has(`${k.owner.daemonId}\n${k.owner.historyId}`),
+        );
+        return Promise.all(gone.map((k) => held(fleet, k, live, signal)));
+      }),
   };
+}
+
+/**
+ * `use(fleet)` once the daemon has joined; what fails on the way (not
+ * joined before `signal`, NATS away, no answer) is UNAVAILABLE, saying so.
+ */
+async function reachable<T>(
+  joining: Promise<FleetParts>,
+  signal: AbortSignal,
+  use: (fleet: FleetParts) => Promise<T>,
+): Promise<T> {
+  try {
+    return await use(await joined(joining, signal));
+  } catch (err) {
+    if (err instanceof BridgeError) throw err;
+    throw unavailable(
+      `the fleet's sessions cannot be read now (NATS: ${(err as Error)?.message ?? err}): try again`,
+      'fleet_unreachable',
+      { cause: err },
+    );
+  }
 }

@@ -1,5 +1,5 @@
 export { fleetElsewhere } from './fleet-elsewhere.js';
-export { type Fleet, type FleetMembership, joinFleet } from './join-fleet.js';
+export { type Fleet, type FleetMembership, keepJoining } from './join-fleet.js';
 export {
   type ReplicaSourceStore,
   type ReplicatedStore,

@@ -46,7 +46,7 @@ export interface Fleet {
  * reached fails the start, saying so) and opens the fleet's stream, session
  * bucket and directory, created as configured when they are new.
  */
-export async function joinFleet(m: FleetMembership): Promise<Fleet> {
+async function joinFleet(m: FleetMembership): Promise<Fleet> {
   const nc = await connectNats(m.nats);
   void (async () => {
     for await (const s of nc.status()) {
@@ -92,4 +92,54 @@ async function untilOpen<T>(deadline: number, open: () => Promise<T>): Promise<T
       await delay(1000);
     }
   }
+}
+
+/**
+ * `joinFleet`, tried again until it succeeds or `signal` aborts (then it
+ * rejects with the signal's reason): a daemon whose NATS cluster is away
+ * when it starts serves on its embedded store meanwhile, and joins when the
+ * cluster is back. Each failed attempt is reported; the pause between
+ * attempts grows from 1 s to 30 s.
+ */
+export async function keepJoining(
+  m: FleetMembership,
+  signal: AbortSignal,
+  onFailure: (err: Error) => void,
+): Promise<Fleet> {
+  let pause = 1000;
+  for (;;) {
+    signal.throwIfAborted();
+    try {
+      const fleet = await joinFleet(m);
+      if (signal.aborted) {
+        await fleet.close();
+        signal.throwIfAborted();
+      }
+      return fleet;
+    } catch (err) {
+      signal.throwIfAborted();
+      onFailure(err as Error);
+      await delay(pause, undefined, { signal }).catch(() => undefined);
+      pause = Math.min(pause * 2, 30_000);
+    }
+  }
+}
+
+/** `fleet` once it has joined; rejects when `signal` aborts first. */
+export function joined<T>(fleet: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    fleet.then(
+      (f) => {
+        signal.removeEventListener('abort', stop);
+        resolve(f);
+      },
+      (err) => {
+        signal.removeEventListener('abort', stop);
+        reject(err);
+      },
+    );
+  });
 }

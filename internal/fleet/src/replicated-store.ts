@@ -6,6 +6,7 @@ import type {
   StoredCursor,
 } from '@agent-bridge/bridge';
 import type { FleetEvents, FleetSessions, SessionOwner } from '@agent-bridge/jetstream';
+import { joined } from './join-fleet.js';
 import { LatestWrites } from './latest-writes.js';
 import { type ReplicaReport, SessionReplica } from './session-replica.js';
 
@@ -15,8 +16,8 @@ export interface ReplicaSourceStore extends SessionStore {
 }
 
 export interface ReplicatedStoreOptions {
-  events: FleetEvents;
-  sessions: FleetSessions;
+  /** The fleet's stream and session bucket, once the daemon has joined (it may join late). */
+  fleet: Promise<{ events: FleetEvents; sessions: FleetSessions }>;
   /** This daemon, as the fleet's session records name it. */
   owner: SessionOwner;
   report: ReplicaReport;
@@ -58,7 +59,7 @@ export function replicatedStore(
       r = new SessionReplica(
         sessionId,
         projectId,
-        opts.events,
+        opts.fleet.then((f) => f.events),
         (after) => copies(inner.storedEvents(sessionId, after)),
         (before) => logs.get(sessionId)?.dropBefore(before),
         opts.report,
@@ -72,9 +73,11 @@ export function replicatedStore(
   const writes = new LatestWrites(opts.lifetime, (key, err) =>
     opts.recordFailed(key.split(' ')[1] ?? key, err),
   );
+  // A write waits for the daemon to join the fleet (the lifetime's end ends the wait).
+  const bucket = async () => (await joined(opts.fleet, opts.lifetime)).sessions;
   const fleetRecord = (record: SessionRecord) =>
-    writes.set(`record ${record.request.sessionId}`, () =>
-      opts.sessions.put({
+    writes.set(`record ${record.request.sessionId}`, async () =>
+      (await bucket()).put({
         sessionId: record.request.sessionId,
         projectId: record.request.projectId,
         owner: opts.owner,
@@ -125,8 +128,8 @@ export function replicatedStore(
     },
     async saveCursor(sessionId: string, cursor: StoredCursor): Promise<void> {
       await inner.saveCursor(sessionId, cursor);
-      writes.set(`cursor ${sessionId} ${cursor.subscriberId}`, () =>
-        opts.sessions.putCursor(sessionId, cursor),
+      writes.set(`cursor ${sessionId} ${cursor.subscriberId}`, async () =>
+        (await bucket()).putCursor(sessionId, cursor),
       );
     },
     forgetSession(sessionId: string): void {
@@ -136,8 +139,9 @@ export function replicatedStore(
       logs.delete(sessionId);
       writes.drop(`record ${sessionId}`);
       writes.set(`forget ${sessionId}`, async () => {
-        await opts.sessions.remove(sessionId);
-        if (projectId !== undefined) await opts.events.purge(projectId, sessionId);
+        const f = await joined(opts.fleet, opts.lifetime);
+        await f.sessions.remove(sessionId);
+        if (projectId !== undefined) await f.events.purge(projectId, sessionId);
       });
     },
   };

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FleetEvents, SessionTail } from '@agent-bridge/jetstream';
+import { joined } from './join-fleet.js';
 
 /** Where a replica reads the events it publishes: the embedded store, which holds them until published. */
 export type EventSource = (afterSeq: number) => Iterable<{ seq: number; bytes: Uint8Array }>;
@@ -35,7 +36,8 @@ export class SessionReplica {
   constructor(
     readonly sessionId: string,
     private projectId: string | undefined,
-    private readonly events: FleetEvents,
+    /** The fleet's stream, once the daemon has joined the fleet. */
+    private readonly fleetEvents: Promise<FleetEvents>,
     private readonly source: EventSource,
     private readonly drop: (beforeSeq: number) => void,
     private readonly report: ReplicaReport,
@@ -88,26 +90,21 @@ export class SessionReplica {
     const projectId = this.projectId!;
     const signal = this.lifetime;
     let backoff = 500;
+    // Until the daemon has joined the fleet, the store holds what waits.
+    const events = await joined(this.fleetEvents, signal).catch(() => undefined);
+    if (!events) return;
     while (!signal.aborted) {
       try {
-        if (this.tail === null)
-          this.tail = await this.events.tail(projectId, this.sessionId, signal);
+        if (this.tail === null) this.tail = await events.tail(projectId, this.sessionId, signal);
         if ((this.tail?.seq ?? 0) >= this.target) return;
         const chunk = take(this.source(this.tail?.seq ?? 0), CHUNK);
         if (chunk.length === 0) return; // nothing more stored yet
         for (const e of chunk) {
           if (e.seq > this.target) break;
-          this.tail = await this.events.append(
-            projectId,
-            this.sessionId,
-            e.seq,
-            e.bytes,
-            this.tail,
-            {
-              signal,
-              onRetry: (err) => this.report.failed(this.sessionId, err),
-            },
-          );
+          this.tail = await events.append(projectId, this.sessionId, e.seq, e.bytes, this.tail, {
+            signal,
+            onRetry: (err) => this.report.failed(this.sessionId, err),
+          });
           this.report.published(1);
         }
         this.release();

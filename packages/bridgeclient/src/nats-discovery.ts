@@ -53,7 +53,8 @@ export async function natsDiscovery(o: NatsDiscoveryOptions): Promise<FleetDisco
   };
   return {
     async daemons() {
-      const kv = await bucket('daemons');
+      const kv = await bucket('daemons').catch(noBucket);
+      if (!kv) return []; // no daemon of the fleet has started yet
       const out: DiscoveredDaemon[] = [];
       for await (const key of await kv.keys()) {
         const e = await kv.get(key);
@@ -62,13 +63,22 @@ export async function natsDiscovery(o: NatsDiscoveryOptions): Promise<FleetDisco
       return out.sort((a, b) => a.id.localeCompare(b.id));
     },
     async ownerOf(sessionId) {
-      const e = await (await bucket('sessions')).get(keyOf(sessionId));
+      const kv = await bucket('sessions').catch(noBucket);
+      const e = await kv?.get(keyOf(sessionId));
       return e?.operation === 'PUT'
         ? e.json<{ owner: { daemonId: string } }>().owner.daemonId
         : undefined;
     },
     close: () => nc.close(),
   };
+}
+
+/** A bucket not created yet reads as empty; any other failure stands. */
+function noBucket(err: unknown): undefined {
+  if ((err as Error)?.name === 'StreamNotFoundError' || /stream not found/i.test(String(err))) {
+    return undefined;
+  }
+  throw err;
 }
 
 /** A session's key in the fleet's bucket: its id, or `=` and its UTF-8 bytes in hex when it holds other characters. */

@@ -13,7 +13,11 @@ import {
 import { connectNats, FleetEvents, type StoredEvent } from '@agent-bridge/jetstream';
 import { afterAll, beforeAll } from 'vitest';
 
-/** A daemon of fleet `fleet` on `cluster` (R3), with the fake agents `providers`. */
+/**
+ * A daemon of fleet `fleet` on `cluster` (R3), with the fake agents
+ * `providers`; resolved once it has joined the fleet (it serves before:
+ * `joined: false` does not wait).
+ */
 export async function fleetDaemon(
   cluster: NatsCluster,
   pki: TestPki,
@@ -22,10 +26,11 @@ export async function fleetDaemon(
     fleet: string;
     providers: Record<string, string[]>;
     config?: Record<string, unknown>;
+    joined?: boolean;
   },
 ): Promise<Bridge> {
   const port = await freePort();
-  return startBridge({
+  const b = await startBridge({
     pki,
     fakeProviders: opts.providers,
     config: {
@@ -39,6 +44,18 @@ export async function fleetDaemon(
       }),
     },
   });
+  if (opts.joined !== false) {
+    await waitFor(
+      `daemon ${opts.daemonId} to join fleet ${opts.fleet}`,
+      () => b.daemon.output().includes(`joined fleet ${opts.fleet} as ${opts.daemonId}`),
+      90_000,
+      100,
+    ).catch(async (err) => {
+      await b.close();
+      throw err;
+    });
+  }
+  return b;
 }
 
 /** The fleet's own copy of sessions, read straight from JetStream. */

@@ -10,20 +10,26 @@ import { fleetDaemon, fleetReader, useFleet } from './fleet-fixture.js';
 const fleet = useFleet();
 const bridges = fleet.bridges;
 
+const CONFIG = {
+  metrics: { listen: '127.0.0.1:0' },
+  // A ring far smaller than a session's output: the daemon lets go of
+  // events as it runs, and the fleet must still get every one.
+  sessions: { max_per_project: 20, max_global: 20, event_buffer_size: 64 },
+};
+// Paced writers: 400 lines each, 4 every 10 ms.
+const PROVIDERS = { steady: ['steady', '400', '4'] };
+
 beforeAll(async () => {
   const { cluster, pki } = fleet;
-  const config = {
-    metrics: { listen: '127.0.0.1:0' },
-    // A ring far smaller than a session's output: the daemon lets go of
-    // events as it runs, and the fleet must still get every one.
-    sessions: { max_per_project: 20, max_global: 20, event_buffer_size: 64 },
-  };
-  // Paced writers: 400 lines each, 4 every 10 ms.
-  const providers = { steady: ['steady', '400', '4'] };
   bridges.push(
     ...(await Promise.all(
       ['daemon-a', 'daemon-b'].map((daemonId) =>
-        fleetDaemon(cluster, pki, { daemonId, fleet: 'flood', providers, config }),
+        fleetDaemon(cluster, pki, {
+          daemonId,
+          fleet: 'flood',
+          providers: PROVIDERS,
+          config: CONFIG,
+        }),
       ),
     )),
   );
@@ -117,10 +123,20 @@ describe('a fleet on NATS JetStream under outages', () => {
     await fleet.cluster.restart(0);
   }, 300_000);
 
-  it('the whole cluster gone for 30 s: sessions go on, the daemons hold what the fleet lacks and catch up when it returns', async () => {
+  it('the whole cluster gone for 30 s: sessions go on, a daemon starts meanwhile, the daemons hold what the fleet lacks and catch up when it returns', async () => {
     const flood = await startFlood(3);
     await Promise.all([0, 1, 2].map((i) => fleet.cluster.kill(i)));
     const outageEnds = Date.now() + 30_000;
+    // A daemon that starts meanwhile serves at once, on its store, and joins later.
+    const late = await fleetDaemon(fleet.cluster, fleet.pki, {
+      daemonId: 'daemon-late',
+      fleet: 'flood',
+      providers: PROVIDERS,
+      config: CONFIG,
+      joined: false,
+    });
+    bridges.push(late);
+    flood.push({ b: late, id: (await late.sessions().start('steady')).sessionId });
     // The sessions run to their end while NATS is away; the store holds their events.
     const served = await finish(flood);
     await waitFor(

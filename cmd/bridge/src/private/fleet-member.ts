@@ -9,8 +9,9 @@ import {
 } from '@agent-bridge/bridge';
 import type { FleetConfig } from '@agent-bridge/config';
 import {
+  type Fleet,
   fleetElsewhere,
-  joinFleet,
+  keepJoining,
   type ReplicaSourceStore,
   replicatedStore,
 } from '@agent-bridge/fleet';
@@ -19,7 +20,7 @@ import type { Logger } from 'pino';
 
 const LIVE = new Set(['STARTING', 'RUNNING', 'STOPPING']);
 
-/** A daemon's part in its fleet (docs/operations.md, "Fleet"). */
+/** A daemon's part in its fleet (docs/operations.md, "A fleet on NATS"). */
 export interface FleetMember {
   /** The embedded store with the fleet beside it: what the daemon runs on. */
   readonly store: SessionStore;
@@ -27,23 +28,26 @@ export interface FleetMember {
   readonly lost: LostSessions;
   /** For metrics. */
   replication(): FleetReplication;
-  /** Announces the daemon in the fleet's directory until `close`. */
-  announce(daemon: {
-    manager: SessionManager;
-    maxSessions: number;
-    version: string;
-  }): Promise<void>;
-  /** Leaves the directory, lets the replicas finish what they can within `graceMs`, closes the connection. */
+  /** The daemon's sessions, counted in each announcement from now on. */
+  attach(manager: SessionManager): void;
+  /** Lets the replicas finish what they can within `graceMs`, leaves the directory, closes the connection. */
   close(graceMs: number): Promise<void>;
 }
 
-/** Joins the fleet `config` names, beside the embedded store `store`. */
-export async function joinAsMember(
+/**
+ * Joins the fleet `config` names, beside the embedded store `store`. The
+ * daemon does not wait for NATS: it serves on its store from the start,
+ * joins the fleet in the background (trying again while NATS is away) and
+ * publishes what the fleet lacks once it has.
+ */
+export function joinAsMember(
   config: FleetConfig,
   store: ReplicaSourceStore,
   codec: EventCodec,
   logger: Logger,
-): Promise<FleetMember> {
+  /** What the daemon announces of itself beside its address: its providers, bound and version. */
+  offer: { providers: string[]; maxSessions: number; version: string },
+): FleetMember {
   const lifetime = new AbortController();
   const counts = { published: 0, failures: 0, disconnects: 0 };
   const daemonId =
@@ -51,42 +55,75 @@ export async function joinAsMember(
     hostname()
       .replace(/[^A-Za-z0-9_-]/g, '-')
       .slice(0, 64);
-  const fleet = await joinFleet({
-    nats: {
-      servers: config.nats.servers,
-      tls: {
-        ca: readFileSync(config.nats.caBundle, 'utf8'),
-        cert: readFileSync(config.nats.cert, 'utf8'),
-        key: readFileSync(config.nats.key, 'utf8'),
+  const tls = {
+    ca: readFileSync(config.nats.caBundle, 'utf8'),
+    cert: readFileSync(config.nats.cert, 'utf8'),
+    key: readFileSync(config.nats.key, 'utf8'),
+  };
+  const where = { fleet: config.name, daemonId, servers: config.nats.servers };
+  let failedAttempts = 0;
+  const joining: Promise<Fleet> = keepJoining(
+    {
+      nats: { servers: config.nats.servers, tls, name: `bridge ${daemonId}` },
+      fleet: config.name,
+      daemonId,
+      address: config.advertise,
+      historyId: store.historyId,
+      replicas: config.replicas,
+      announceTtlMs: config.announceTtlMs,
+      retentionMs: config.retentionMs,
+      onConnection: (change, server) => {
+        if (change === 'lost') {
+          counts.disconnects++;
+          logger.warn(
+            { server },
+            'lost the connection to NATS: sessions go on, their events wait in the store until it is back',
+          );
+        } else {
+          logger.info({ server }, "connected to NATS again: catching the fleet's stream up");
+        }
       },
-      name: `bridge ${daemonId}`,
     },
-    fleet: config.name,
-    daemonId,
-    address: config.advertise,
-    historyId: store.historyId,
-    replicas: config.replicas,
-    announceTtlMs: config.announceTtlMs,
-    retentionMs: config.retentionMs,
-    onConnection: (change, server) => {
-      if (change === 'lost') {
-        counts.disconnects++;
+    lifetime.signal,
+    (err) => {
+      counts.failures++;
+      // The first failure and then every tenth: an outage at start must not flood the log.
+      if (failedAttempts++ % 10 === 0)
         logger.warn(
-          { server },
-          'lost the connection to NATS: sessions go on, their events wait in the store until it is back',
+          { ...where, err: err.message },
+          `cannot join fleet ${config.name} yet: sessions go on on the embedded store, and the fleet gets their events once NATS answers`,
         );
-      } else {
-        logger.info({ server }, "connected to NATS again: catching the fleet's stream up");
-      }
     },
+  );
+  let manager: SessionManager | undefined;
+  const announcement = () => ({
+    id: daemonId,
+    address: config.advertise,
+    sessions: (manager?.census() ?? [])
+      .filter((row) => LIVE.has(row.status))
+      .reduce((n, row) => n + row.sessions, 0),
+    ...offer,
+    historyId: store.historyId,
   });
-
+  // In the directory before any record names this daemon: a record whose
+  // daemon is not in the directory reads as lost to the rest of the fleet.
+  const ready: Promise<Fleet> = joining.then(async (fleet) => {
+    await fleet.directory.announce(announcement, lifetime.signal, (err) =>
+      logger.warn({ err: err.message }, "the fleet's directory did not take this daemon's renewal"),
+    );
+    logger.info(
+      { ...where, replicas: config.replicas },
+      `joined fleet ${config.name} as ${daemonId}`,
+    );
+    return fleet;
+  });
+  ready.catch(() => undefined);
   // One warning per session and failure streak: an outage of NATS must not flood the log.
   const failing = new Set<string>();
+  const owner = { daemonId, address: config.advertise, historyId: store.historyId };
   const replicated = replicatedStore(store, {
-    events: fleet.events,
-    sessions: fleet.sessions,
-    owner: fleet.owner,
+    fleet: ready,
+    owner,
     lifetime: lifetime.signal,
     report: {
       published: (n) => {
@@ -107,43 +144,21 @@ export async function joinAsMember(
       counts.failures++;
       logger.warn(
         { sessionId, err: err.message },
-        "a session record or cursor did not reach the fleet's bucket",
+        "a session record or cursor did not reach the fleet's bucket: tried again",
       );
     },
   });
-  logger.info(
-    { fleet: config.name, daemonId, servers: config.nats.servers, replicas: config.replicas },
-    `joined fleet ${config.name} as ${daemonId}`,
-  );
   return {
     store: replicated.store,
-    lost: new LostSessions(fleetElsewhere(fleet.owner, fleet), codec, systemClock),
+    lost: new LostSessions(fleetElsewhere(owner, ready), codec, systemClock),
     replication: () => ({
       lagEvents: replicated.lag(),
       recordsWaiting: replicated.recordsWaiting(),
       ...counts,
     }),
-    announce: ({ manager, maxSessions, version }) =>
-      fleet.directory.announce(
-        () => ({
-          id: daemonId,
-          address: config.advertise,
-          sessions: manager
-            .census()
-            .filter((row) => LIVE.has(row.status))
-            .reduce((n, row) => n + row.sessions, 0),
-          maxSessions,
-          providers: [...manager.providers.keys()],
-          version,
-          historyId: store.historyId,
-        }),
-        lifetime.signal,
-        (err) =>
-          logger.warn(
-            { err: err.message },
-            "the fleet's directory did not take this daemon's renewal",
-          ),
-      ),
+    attach: (m) => {
+      manager = m;
+    },
     close: async (graceMs) => {
       const settled = await Promise.race([
         replicated.settled().then(() => true),
@@ -151,10 +166,12 @@ export async function joinAsMember(
       ]);
       if (!settled)
         logger.warn(
-          { lagEvents: replicated.lag() },
-          "stopping before the fleet's stream has every event: the store keeps them, and the next start publishes them",
+          { lagEvents: replicated.lag(), recordsWaiting: replicated.recordsWaiting() },
+          'stopping before the fleet has every event and record: the store keeps them, and the next start publishes them',
         );
       lifetime.abort();
+      const fleet = await joining.catch(() => undefined);
+      if (!fleet) return;
       await fleet.directory
         .leave(daemonId)
         .catch((err: Error) =>

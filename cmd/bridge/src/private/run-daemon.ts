@@ -9,6 +9,7 @@ import { createLogger } from '../logger.js';
 import { type OrphanGuard, startOrphanGuard } from '../orphan-guard.js';
 import { checkStartup } from '../startup-checks.js';
 import { sweepToolDirs } from '../tool-servers.js';
+import { VERSION } from '../version.js';
 import { announceDev, type DevRun } from './dev-run.js';
 import { type FleetMember, joinAsMember } from './fleet-member.js';
 import { load } from './load.js';
@@ -90,16 +91,22 @@ export async function run(
       ? 'sessions kept in memory only (storage.backend: memory): a restart loses them'
       : `sessions kept in ${stored.path}`,
   );
+  // A fleet is joined in the background: the daemon serves on its store meanwhile.
   let fleet: FleetMember | undefined;
   if (config.fleet && stored.embedded) {
     try {
-      fleet = await joinAsMember(config.fleet, stored.embedded, wireEventCodec(), logger);
+      fleet = joinAsMember(config.fleet, stored.embedded, wireEventCodec(), logger, {
+        providers: [...providers.keys()],
+        maxSessions: config.sessions.maxGlobal,
+        version: VERSION,
+      });
     } catch (err) {
+      // What joining reads first: the NATS certificate files.
       logger.fatal({ err }, `cannot join fleet ${config.fleet.name}: ${(err as Error).message}`);
       await stored.close();
       orphans.close();
       auditLog.close();
-      return 1;
+      return 2;
     }
   }
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
