@@ -104,7 +104,17 @@ describe('a fleet on NATS JetStream: history that outlives its host', () => {
     expect(await codeOf(stop)).toBe(status.FAILED_PRECONDITION);
 
     // Another project's caller learns nothing of it.
-    const other = b.call((c) => c.getSession, { sessionId: id }, await b.bearerFor('beta'));
+    const beta = await b.bearerFor('beta');
+    const other = b.call((c) => c.getSession, { sessionId: id }, beta);
     expect(await codeOf(other)).toBe(status.NOT_FOUND);
+    const otherRead = await collect(b.stream({ sessionId: id, afterSeq: 0n }, beta));
+    expect(otherRead.events).toEqual([]);
+    expect(otherRead.error?.code).toBe(status.NOT_FOUND);
+    const otherList = await b.call(
+      (c) => c.listSessions,
+      { projectId: '', statuses: [], pageSize: 0, pageToken: '' },
+      beta,
+    );
+    expect(otherList.sessions).toEqual([]);
   }, 120_000);
 });
