@@ -35,9 +35,10 @@ const FLEET = 'bench';
  * embedded store alone: a ceiling, the replica only adds work), and how
  * fast a session's events reach the fleet's stream, from the input that
  * starts the output until JetStream holds the last event (against a bare
- * @nats-io/jetstream publisher in this process storing the same messages
- * the same way, one after the other, each after its predecessor: a
- * ceiling, the daemon does that and reads them from its store too).
+ * @nats-io/jetstream publisher in this process storing the same messages,
+ * each packing many events, the same way: one after the other, each after
+ * its predecessor; a ceiling, the daemon does that and reads the events
+ * from its store and packs them too).
  */
 export async function fleetRows(s: Sizes): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bridge-bench-fleet-'));
@@ -128,7 +129,7 @@ async function publishRows(
   cluster: NatsCluster,
   nc: NatsConnection,
 ): Promise<Row[]> {
-  const n = s.fleetEvents;
+  const n = s.events;
   const file = linesFile(dir, n, s.width);
   const bridge = await fleetBridge(cluster, file, ringFor(n, s.width));
   const jsm = await jetstreamManager(nc);
@@ -177,21 +178,29 @@ async function lastSeqOf(jsm: JetStreamManager, subject: string): Promise<number
   return m ? Number(m.header.get('Bridge-Seq')) : 0;
 }
 
-/** The messages the daemon stored for a session, as JetStream holds them. */
+/** A message as the daemon stored it: the seqs of its first and last events, and its packed events. */
+interface StoredMessage {
+  first: string;
+  last: string;
+  data: Uint8Array;
+}
+
+/** The messages the daemon stored for a session up to its event `count`, as JetStream holds them. */
 async function storedMessages(
   nc: NatsConnection,
   subject: string,
   count: number,
-): Promise<{ seq: string; data: Uint8Array }[]> {
+): Promise<StoredMessage[]> {
   const c = await jetstream(nc).consumers.get(`BRIDGE_${FLEET}`, {
     filter_subjects: subject,
     deliver_policy: DeliverPolicy.All,
   });
-  const out: { seq: string; data: Uint8Array }[] = [];
+  const out: StoredMessage[] = [];
   const messages = await c.consume({ max_messages: 1024 });
   for await (const m of messages) {
-    out.push({ seq: m.headers?.get('Bridge-Seq') ?? '', data: m.data });
-    if (out.length >= count) break;
+    const last = m.headers?.get('Bridge-Seq') ?? '';
+    out.push({ first: m.headers?.get('Bridge-First-Seq') ?? last, last, data: m.data });
+    if (Number(last) >= count) break;
   }
   await messages.close();
   return out;
@@ -205,7 +214,7 @@ async function storedMessages(
 async function barePublisher(
   nc: NatsConnection,
   jsm: JetStreamManager,
-  messages: { seq: string; data: Uint8Array }[],
+  messages: StoredMessage[],
   rep: number,
 ): Promise<number> {
   const stream = `BENCH_REF_${rep}`;
@@ -221,15 +230,17 @@ async function barePublisher(
     const t0 = process.hrtime.bigint();
     for (const m of messages) {
       const h = headers();
-      h.set('Bridge-Seq', m.seq);
+      h.set('Bridge-Seq', m.last);
+      h.set('Bridge-First-Seq', m.first);
       const ack = await js.publish(`bench.ref.${rep}`, m.data, {
-        msgID: `ref:${m.seq}`,
+        msgID: `ref:${m.first}-${m.last}`,
         headers: h,
         expect: { lastSubjectSequence: previous },
       });
       previous = ack.seq;
     }
-    return messages.length / (Number(process.hrtime.bigint() - t0) / 1e9);
+    const events = Number(messages.at(-1)?.last ?? 0);
+    return events / (Number(process.hrtime.bigint() - t0) / 1e9);
   } finally {
     await jsm.streams.delete(stream);
   }

@@ -30,8 +30,6 @@ export interface Sizes {
   latencyWarmupSeconds: number;
   /** B10: ended sessions in the store a daemon is restarted on. */
   restartSessions: number;
-  /** B11: lines of the session whose events a fleet daemon publishes to JetStream. */
-  fleetEvents: number;
 }
 
 export const FULL: Sizes = {
@@ -53,7 +51,6 @@ export const FULL: Sizes = {
   latencySeconds: 10,
   latencyWarmupSeconds: 1,
   restartSessions: 1_000,
-  fleetEvents: 20_000,
 };
 
 export const QUICK: Sizes = {
@@ -70,5 +67,4 @@ export const QUICK: Sizes = {
   latencySeconds: 2,
   latencyWarmupSeconds: 1,
   restartSessions: 100,
-  fleetEvents: 2_000,
 };

@@ -32,6 +32,8 @@ export function nodeConfig(opts: {
     `server_name: ${name}`,
     `listen: "127.0.0.1:${p.client}"`,
     `http: "127.0.0.1:${p.monitor}"`,
+    // As docs/operations.md advises: room for an agent's largest events.
+    'max_payload: 8MB',
     `jetstream { store_dir: "${storeDir}", max_memory_store: 64MB, max_file_store: 1GB }`,
     `tls ${clientTls}`,
     accounts ? accountsBlock(accounts) : '',

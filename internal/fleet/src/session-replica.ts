@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { FleetEvents, SessionTail } from '@agent-bridge/jetstream';
+import { batchesOf, type FleetEvents, type SessionTail } from '@agent-bridge/jetstream';
 import { joined } from './join-fleet.js';
 
 /** Where a replica reads the events it publishes: the embedded store, which holds them until published. */
@@ -13,7 +13,13 @@ export interface ReplicaReport {
 }
 
 /** Events read from the store at a time: the read transaction is not held across publishes. */
-const CHUNK = 256;
+const CHUNK = 1024;
+/**
+ * The most one message packs (NATS refuses payloads over the server's
+ * max_payload, 1 MiB by default); an event larger than this goes alone
+ * (docs/operations.md: raise max_payload for agents that write such lines).
+ */
+const MAX_MESSAGE_BYTES = 512 * 1024;
 /** Longest wait between tries after a failure that `append` does not retry itself. */
 const MAX_BACKOFF_MS = 30_000;
 
@@ -99,13 +105,16 @@ export class SessionReplica {
         if ((this.tail?.seq ?? 0) >= this.target) return;
         const chunk = take(this.source(this.tail?.seq ?? 0), CHUNK);
         if (chunk.length === 0) return; // nothing more stored yet
-        for (const e of chunk) {
-          if (e.seq > this.target) break;
-          this.tail = await events.append(projectId, this.sessionId, e.seq, e.bytes, this.tail, {
+        // Many events a message, each message within NATS's payload bound.
+        for (const batch of batchesOf(
+          chunk.filter((e) => e.seq <= this.target),
+          MAX_MESSAGE_BYTES,
+        )) {
+          this.tail = await events.append(projectId, this.sessionId, batch, this.tail, {
             signal,
             onRetry: (err) => this.report.failed(this.sessionId, err),
           });
-          this.report.published(1);
+          this.report.published(batch.length);
         }
         this.release();
         backoff = 500;

@@ -11,9 +11,10 @@ import {
   StorageType,
 } from '@nats-io/jetstream';
 import { headers, type NatsConnection, nanos } from '@nats-io/transport-node';
+import { FIRST_SEQ_HEADER, packEvents, type StoredEvent, unpackEvents } from './event-batch.js';
 import { eventMsgId, fleetPrefix, sessionSubject } from './subjects.js';
 
-/** The header that carries an event's seq within its session. */
+/** The header that carries the seq (within its session) of a message's last event. */
 export const SEQ_HEADER = 'Bridge-Seq';
 
 export interface FleetEventsOptions {
@@ -29,12 +30,6 @@ export interface FleetEventsOptions {
   maxBytes?: number;
   /** How long one publish waits for JetStream's acknowledgement. */
   publishTimeoutMs?: number;
-}
-
-/** One event as JetStream keeps it. */
-export interface StoredEvent {
-  seq: number;
-  bytes: Uint8Array;
 }
 
 /** Where a session's history in JetStream ends: its last event's seq and stream position. */
@@ -112,55 +107,62 @@ export class FleetEvents {
   }
 
   /**
-   * Stores event `seq` of a session, after `previous` (the session's tail,
-   * undefined for its first event). Resolves to the new tail. A publish
-   * whose predecessor is not the stream's last for the session is refused
-   * by JetStream (`wrong last sequence`): the caller asks `tail` where the
-   * session stands and goes on from there.
+   * Stores consecutive events of a session as one message, after
+   * `previous` (the session's tail, undefined before its first event).
+   * Resolves to the new tail. A publish whose predecessor is not the
+   * stream's last for the session is refused by JetStream (`wrong last
+   * sequence`): the caller asks `tail` where the session stands and goes on
+   * from there.
    */
   async publish(
     projectId: string,
     sessionId: string,
-    seq: number,
-    bytes: Uint8Array,
+    events: readonly StoredEvent[],
     previous: SessionTail | undefined,
   ): Promise<SessionTail> {
+    const first = events[0]!.seq;
+    const last = events.at(-1)!.seq;
     const h = headers();
-    h.set(SEQ_HEADER, String(seq));
-    const ack = await this.js.publish(sessionSubject(this.prefix, projectId, sessionId), bytes, {
-      msgID: eventMsgId(sessionId, seq),
-      headers: h,
-      timeout: this.publishTimeoutMs,
-      expect: { lastSubjectSequence: previous?.streamSeq ?? 0 },
-    });
-    return { seq, streamSeq: ack.seq };
+    h.set(SEQ_HEADER, String(last));
+    h.set(FIRST_SEQ_HEADER, String(first));
+    const ack = await this.js.publish(
+      sessionSubject(this.prefix, projectId, sessionId),
+      packEvents(events),
+      {
+        msgID: eventMsgId(sessionId, first, last),
+        headers: h,
+        timeout: this.publishTimeoutMs,
+        expect: { lastSubjectSequence: previous?.streamSeq ?? 0 },
+      },
+    );
+    return { seq: last, streamSeq: ack.seq };
   }
 
   /**
-   * `publish`, until JetStream has the event: a publish that failed in a
+   * `publish`, until JetStream has the events: a publish that failed in a
    * way that may pass (no stream leader while one is elected, no answer in
    * time, no connection while it reconnects) is tried again, every
-   * `retryMs`, until `signal` aborts. Trying again is safe: the same event
-   * after the same predecessor is stored at most once, and a retry refused
-   * because its first try was stored after all finds the event at the
-   * session's tail.
+   * `retryMs`, until `signal` aborts. Trying again is safe: the same events
+   * after the same predecessor are stored at most once, and a retry refused
+   * because its first try was stored after all finds them at the session's
+   * tail.
    */
   async append(
     projectId: string,
     sessionId: string,
-    seq: number,
-    bytes: Uint8Array,
+    events: readonly StoredEvent[],
     previous: SessionTail | undefined,
     opts: { signal: AbortSignal; retryMs?: number; onRetry?: (err: Error) => void },
   ): Promise<SessionTail> {
+    const last = events.at(-1)!.seq;
     for (let attempt = 0; ; attempt++) {
       opts.signal.throwIfAborted();
       try {
-        return await this.publish(projectId, sessionId, seq, bytes, previous);
+        return await this.publish(projectId, sessionId, events, previous);
       } catch (err) {
         if (attempt > 0 && isWrongLast(err)) {
           const tail = await this.tail(projectId, sessionId, opts.signal);
-          if (tail?.seq === seq) return tail;
+          if (tail?.seq === last) return tail;
         }
         if (!isTransient(err)) throw err;
         opts.onRetry?.(err as Error);
@@ -204,8 +206,11 @@ export class FleetEvents {
     signal.addEventListener('abort', stop, { once: true });
     try {
       for await (const m of messages) {
-        const seq = Number(m.headers?.get(SEQ_HEADER));
-        if (seq > afterSeq) yield { seq, bytes: m.data };
+        const last = Number(m.headers?.get(SEQ_HEADER));
+        const first = Number(m.headers?.get(FIRST_SEQ_HEADER) ?? last);
+        if (last > afterSeq) {
+          for (const e of unpackEvents(m.data, first)) if (e.seq > afterSeq) yield e;
+        }
         if (m.seq >= end.streamSeq) return;
       }
       signal.throwIfAborted();

@@ -1,3 +1,4 @@
+export { batchesOf, type StoredEvent } from './event-batch.js';
 export {
   type DaemonAnnouncement,
   type DirectoryEntry,
@@ -10,7 +11,6 @@ export {
   type FleetEventsOptions,
   SEQ_HEADER,
   type SessionTail,
-  type StoredEvent,
 } from './fleet-events.js';
 export {
   type FleetCursor,

@@ -38,8 +38,8 @@ export function sessionSubject(prefix: string, projectId: string, sessionId: str
 
 /**
  * The id JetStream deduplicates a publish by: a retry after a lost
- * acknowledgement names the same event, so it is stored once.
+ * acknowledgement names the same events, so they are stored once.
  */
-export function eventMsgId(sessionId: string, seq: number): string {
-  return `${sessionId}:${seq}`;
+export function eventMsgId(sessionId: string, first: number, last = first): string {
+  return first === last ? `${sessionId}:${first}` : `${sessionId}:${first}-${last}`;
 }

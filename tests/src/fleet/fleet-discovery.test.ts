@@ -13,6 +13,8 @@ import { fleetDaemon, useFleet } from './fleet-fixture.js';
 
 const fleet = useFleet();
 let sdk: BridgeFleet;
+/** Daemon B (the one SIGKILLed), by name: `fleet.bridges` is in the order they came up. */
+let daemonB: Bridge;
 // One repository every daemon of the fleet may work in: placement is free to choose.
 const shared = realpathSync(mkdtempSync(join(tmpdir(), 'fleet-repos-')));
 const repo = join(shared, 'app');
@@ -34,7 +36,8 @@ const daemon = async (daemonId: string, maxSessions: number): Promise<Bridge> =>
 
 beforeAll(async () => {
   const { cluster } = fleet;
-  const [a] = await Promise.all([daemon('daemon-a', 1), daemon('daemon-b', 4)]);
+  const [a, b] = await Promise.all([daemon('daemon-a', 1), daemon('daemon-b', 4)]);
+  daemonB = b;
   const { target: _, ...client } = clientOptions(a!);
   sdk = new BridgeFleet({
     discovery: {
@@ -76,7 +79,7 @@ describe('a fleet found on NATS', () => {
     expect((await sdk.getSession(first.sessionId)).daemon).toBe('daemon-b');
 
     // B is SIGKILLed: once its announcement runs out, it is gone from the fleet.
-    const b = fleet.bridges[1]!;
+    const b = daemonB;
     const agentPid = (await sdk.getSession(first.sessionId)).pid;
     b.daemon.proc.kill('SIGKILL');
     process.kill(-agentPid, 'SIGKILL');

@@ -43,10 +43,16 @@ describe('a fleet`s session events on JetStream', () => {
       for (let seq = 1; seq <= 120; seq++) {
         if (seq === 60) await cluster.kill(1);
         for (const s of sessions) {
-          const tail = await events.append('p', s, seq, bytesOf(s, seq), tails.get(s), {
-            signal,
-            onRetry: (err) => retries.push(err.message),
-          });
+          const tail = await events.append(
+            'p',
+            s,
+            [{ seq, bytes: bytesOf(s, seq) }],
+            tails.get(s),
+            {
+              signal,
+              onRetry: (err) => retries.push(err.message),
+            },
+          );
           tails.set(s, tail);
         }
       }
@@ -70,18 +76,56 @@ describe('a fleet`s session events on JetStream', () => {
     // A killed node's leadership moves within seconds; more on a busy host.
   }, 120_000);
 
+  it('packs many events in a message, stored once when retried, read back one by one from any seq', async () => {
+    const nc = await connectNats({ servers: cluster.urls, tls: tls(), name: 'daemon-c' });
+    try {
+      const events = await FleetEvents.open(nc, { fleet: 'alpha', replicas: 3 });
+      const run = (from: number, to: number) =>
+        Array.from({ length: to - from + 1 }, (_, i) => ({
+          seq: from + i,
+          bytes: bytesOf('b-1', from + i),
+        }));
+      const first = await events.publish('p', 'b-1', run(1, 50), undefined);
+      expect(first.seq).toBe(50);
+      // Its acknowledgement lost, the same batch again: stored once.
+      expect(await events.publish('p', 'b-1', run(1, 50), undefined)).toEqual(first);
+      await events.append('p', 'b-1', run(51, 51), first, { signal: AbortSignal.timeout(30_000) });
+      const all = await drain(events.read('p', 'b-1'));
+      expect(all.map((e) => e.seq)).toEqual(run(1, 51).map((e) => e.seq));
+      expect(new TextDecoder().decode(all[29]!.bytes)).toBe('b-1 event 30');
+      // From inside a message: only what follows.
+      expect((await drain(events.read('p', 'b-1', 47))).map((e) => e.seq)).toEqual([
+        48, 49, 50, 51,
+      ]);
+    } finally {
+      await nc.close();
+    }
+  });
+
   it('stores a retried publish once, and refuses one that skips or repeats a position', async () => {
     const nc = await connectNats({ servers: cluster.urls, tls: tls(), name: 'daemon-b' });
     try {
       const events = await FleetEvents.open(nc, { fleet: 'alpha', replicas: 3 });
-      const first = await events.publish('p', 'r-1', 1, bytesOf('r-1', 1), undefined);
-      // The same publish again (its acknowledgement was lost): stored once.
-      expect(await events.publish('p', 'r-1', 1, bytesOf('r-1', 1), undefined)).toEqual(first);
-      const second = await events.publish('p', 'r-1', 2, bytesOf('r-1', 2), first);
-      // Event 3 published after event 1's position, as a publisher that missed event 2's ack would.
-      await expect(events.publish('p', 'r-1', 3, bytesOf('r-1', 3), first)).rejects.toThrow(
-        /wrong last sequence/,
+      const first = await events.publish(
+        'p',
+        'r-1',
+        [{ seq: 1, bytes: bytesOf('r-1', 1) }],
+        undefined,
       );
+      // The same publish again (its acknowledgement was lost): stored once.
+      expect(
+        await events.publish('p', 'r-1', [{ seq: 1, bytes: bytesOf('r-1', 1) }], undefined),
+      ).toEqual(first);
+      const second = await events.publish(
+        'p',
+        'r-1',
+        [{ seq: 2, bytes: bytesOf('r-1', 2) }],
+        first,
+      );
+      // Event 3 published after event 1's position, as a publisher that missed event 2's ack would.
+      await expect(
+        events.publish('p', 'r-1', [{ seq: 3, bytes: bytesOf('r-1', 3) }], first),
+      ).rejects.toThrow(/wrong last sequence/);
       expect(await events.tail('p', 'r-1')).toEqual(second);
       expect((await drain(events.read('p', 'r-1'))).map((e) => e.seq)).toEqual([1, 2]);
     } finally {
@@ -96,7 +140,9 @@ describe('a fleet`s session events on JetStream', () => {
       let tail: SessionTail | undefined;
       const signal = AbortSignal.timeout(30_000);
       for (let seq = 1; seq <= 600; seq++) {
-        tail = await events.append('p', 'long', seq, bytesOf('long', seq), tail, { signal });
+        tail = await events.append('p', 'long', [{ seq, bytes: bytesOf('long', seq) }], tail, {
+          signal,
+        });
       }
       const stop = new AbortController();
       const read: number[] = [];

@@ -50,9 +50,15 @@ describe('fleets on one NATS cluster', () => {
       await Promise.all([beta.flush(), alpha.flush()]);
       const events = await FleetEvents.open(alpha, { fleet: 'alpha' });
       const signal = AbortSignal.timeout(30_000);
-      await events.append('p', 's', 1, new TextEncoder().encode('secret plan'), undefined, {
-        signal,
-      });
+      await events.append(
+        'p',
+        's',
+        [{ seq: 1, bytes: new TextEncoder().encode('secret plan') }],
+        undefined,
+        {
+          signal,
+        },
+      );
       expect(await events.tail('p', 's')).toMatchObject({ seq: 1 });
       // The same names in beta's account are beta's own, empty, stream.
       const seenByBeta = await FleetEvents.open(beta, { fleet: 'alpha' });
