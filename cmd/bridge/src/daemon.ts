@@ -111,6 +111,7 @@ export async function startDaemon({
     audit: audited,
     codec: wireEventCodec(),
     ...(toolSocketPath !== undefined ? { toolServers: toolServers(toolSocketPath) } : {}),
+    ...(fleet ? { collabRelay: fleet.collabRelay } : {}),
     ...(store ? { store } : {}),
     ...(metrics ? { observer: metrics.events } : {}),
   });

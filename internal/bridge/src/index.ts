@@ -13,7 +13,11 @@ export type {
   StoredAck,
 } from './collaboration/collab-store.js';
 export type * from './collaboration/collab-types.js';
-export type { Directory, Member } from './collaboration/mailboxes.js';
+export type {
+  CollabRelay,
+  FleetMessage,
+  FleetPost,
+} from './collaboration/fleet-posts.js';
 export { BridgeError, type ErrorKind, exhausted, unavailable } from './errors.js';
 export type { BridgeEvent } from './events/event.js';
 export { type EventCodec, jsonEventCodec, type SessionIdentity } from './events/event-codec.js';

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   connectNats,
+  FleetBoard,
   FleetDirectory,
   FleetEvents,
   FleetSessions,
@@ -37,6 +38,8 @@ export interface Fleet {
   readonly events: FleetEvents;
   readonly sessions: FleetSessions;
   readonly directory: FleetDirectory;
+  /** The projects' context bus across the fleet. */
+  readonly board: FleetBoard;
   /** Drains and closes the connection: what was published is kept. */
   close(): Promise<void>;
 }
@@ -72,6 +75,7 @@ async function joinFleet(m: FleetMembership): Promise<Fleet> {
       events,
       sessions,
       directory,
+      board: FleetBoard.open(nc, { fleet: m.fleet }),
       close: async () => {
         await nc.drain().catch(() => nc.close());
       },

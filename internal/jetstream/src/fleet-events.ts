@@ -63,7 +63,8 @@ export class FleetEvents {
     const jsm = await jetstreamManager(nc, { timeout: opts.publishTimeoutMs ?? 10_000 });
     const config = {
       name: stream,
-      subjects: [`${prefix}.events.>`],
+      // The projects' context bus travels in the same stream (FleetBoard).
+      subjects: [`${prefix}.events.>`, `${prefix}.collab.>`],
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
       discard: DiscardPolicy.Old,

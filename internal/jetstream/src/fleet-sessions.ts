@@ -82,6 +82,29 @@ export class FleetSessions {
     await this.kv.delete(token);
   }
 
+  /**
+   * Every session record now, then each change, until `signal` aborts: a
+   * record, or `{ sessionId, removed: true }` when one is gone.
+   */
+  async *watch<R>(
+    signal: AbortSignal,
+  ): AsyncGenerator<FleetSessionRecord<R> | { sessionId: string; removed: true }> {
+    const changes = await this.kv.watch();
+    const stop = () => changes.stop();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      for await (const e of changes) {
+        if (e.key.includes('.')) continue; // a cursor
+        if (e.operation === 'PUT') yield e.json<FleetSessionRecord<R>>();
+        else yield { sessionId: idOfKey(e.key), removed: true };
+      }
+      signal.throwIfAborted();
+    } finally {
+      signal.removeEventListener('abort', stop);
+      changes.stop();
+    }
+  }
+
   async putCursor(sessionId: string, cursor: FleetCursor): Promise<void> {
     await this.kv.put(cursorKey(sessionId, cursor.subscriberId), JSON.stringify(cursor));
   }
@@ -94,3 +117,8 @@ export class FleetSessions {
 
 const cursorKey = (sessionId: string, subscriberId: string) =>
   `${kvKey(sessionId)}.c.${kvKey(subscriberId)}`;
+
+/** The id a record's key names (the inverse of kvKey). */
+function idOfKey(key: string): string {
+  return key.startsWith('=') ? Buffer.from(key.slice(1), 'hex').toString('utf8') : key;
+}

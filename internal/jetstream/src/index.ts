@@ -1,4 +1,5 @@
 export { batchesOf, type StoredEvent } from './event-batch.js';
+export { FleetBoard } from './fleet-board.js';
 export {
   type DaemonAnnouncement,
   type DirectoryEntry,

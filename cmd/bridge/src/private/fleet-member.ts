@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import {
+  type CollabRelay,
   type EventCodec,
   LostSessions,
   type SessionManager,
@@ -10,8 +11,10 @@ import {
 import type { FleetConfig } from '@agent-bridge/config';
 import {
   type Fleet,
+  fleetCollab,
   fleetElsewhere,
   keepJoining,
+  RemoteMembers,
   type ReplicaSourceStore,
   replicatedStore,
 } from '@agent-bridge/fleet';
@@ -26,9 +29,14 @@ export interface FleetMember {
   readonly store: SessionStore;
   /** The fleet's sessions whose daemon is gone, for the server. */
   readonly lost: LostSessions;
+  /** Where the context bus's posts made here go to the rest of the fleet (the core's). */
+  readonly collabRelay: CollabRelay;
   /** For metrics. */
   replication(): FleetReplication;
-  /** The daemon's sessions, counted in each announcement from now on. */
+  /**
+   * The daemon's core: its sessions counted in each announcement from now
+   * on, the fleet's posts held on its context bus.
+   */
   attach(manager: SessionManager): void;
   /** Lets the replicas finish what they can within `graceMs`, leaves the directory, closes the connection. */
   close(graceMs: number): Promise<void>;
@@ -148,16 +156,43 @@ export function joinAsMember(
       );
     },
   });
+  const remote = new RemoteMembers(owner);
+  remote.follow(ready, lifetime.signal, (err) =>
+    logger.warn({ err: err.message }, "cannot follow the fleet's sessions: tried again"),
+  );
+  const posts = fleetCollab({
+    board: ready.then((f) => f.board),
+    self: `${daemonId}/${store.historyId}`,
+    lifetime: lifetime.signal,
+    members: (projectId) => remote.members(projectId),
+    failed: (what, err) => {
+      counts.failures++;
+      logger.warn(
+        { err: err.message },
+        `${what}: the fleet's context bus did not take it; tried again`,
+      );
+    },
+  });
   return {
     store: replicated.store,
+    collabRelay: posts.relay,
     lost: new LostSessions(fleetElsewhere(owner, ready), codec, systemClock),
     replication: () => ({
       lagEvents: replicated.lag(),
-      recordsWaiting: replicated.recordsWaiting(),
+      recordsWaiting: replicated.recordsWaiting() + posts.waiting(),
       ...counts,
     }),
     attach: (m) => {
       manager = m;
+      posts.follow({
+        post: (post) => m.collaboration.importPost(post),
+        message: (message) => m.collaboration.importMessage(message),
+      });
+      // What was posted here before (a restart, an outage at start): the fleet drops repeats.
+      void ready.then(
+        () => m.collaboration.relayAll(),
+        () => undefined,
+      );
     },
     close: async (graceMs) => {
       const settled = await Promise.race([

@@ -1,6 +1,8 @@
 import type { AgentEvent, ToolServer } from '@agent-bridge/providers';
 import type {
   Delivery,
+  Directory,
+  Member,
   Message,
   MessageDraft,
   Party,
@@ -9,7 +11,6 @@ import type {
   PostPage,
   ReadQuery,
 } from './collab-types.js';
-import type { Directory, Member } from './mailboxes.js';
 
 /** What collaboration needs of the project's sessions. */
 export interface SessionsView extends Directory {
@@ -20,6 +21,8 @@ export interface SessionsView extends Directory {
    * is in); false when it is not running or does not take input.
    */
   deliver(sessionId: string, text: string, key: string): boolean;
+  /** Whether session `sessionId` is one of this daemon's (in a fleet, it may be another's). */
+  isHere(sessionId: string): boolean;
 }
 
 /** The operations of collaboration, as the agents' tools use them (Collaboration has them). */

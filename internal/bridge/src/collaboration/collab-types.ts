@@ -43,6 +43,12 @@ export interface Post extends PostDraft {
   from: Party;
   /** When it was posted, ms since the epoch. */
   at: number;
+  /**
+   * Where a post made on another daemon of the fleet came from (its
+   * daemon, history and id there: `FleetPost.origin`); absent for one
+   * made here.
+   */
+  origin?: string;
 }
 
 /** What `read` returns: the matching posts and where the next read starts. */
@@ -83,6 +89,8 @@ export interface Message {
   deliver: Delivery;
   /** When its recipient read it (inbox, or given as a turn); absent while unread. */
   readAt?: number;
+  /** Where a message sent on another daemon of the fleet came from (`FleetMessage.origin`); absent for one sent here. */
+  origin?: string;
 }
 
 /** Where a message goes: one session by name or id, every live session of a role, or a person. */
@@ -118,3 +126,20 @@ export const LIMITS = {
 
 /** A party as a key: acks and inboxes are kept per key. */
 export const partyKey = (p: Pick<Party, 'kind' | 'id'>): string => `${p.kind}:${p.id}`;
+
+/** A live session of a project as others see it (`who`). */
+export interface Member {
+  sessionId: string;
+  name: string;
+  role: string;
+  provider: string;
+  repoPath: string;
+  status: string;
+  /** When it last recorded an event, ms since the epoch. */
+  lastActivityAt: number;
+}
+
+/** The project's live sessions, from the session table. */
+export interface Directory {
+  members(projectId: string): Member[];
+}

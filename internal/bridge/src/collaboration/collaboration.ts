@@ -7,6 +7,7 @@ import { toolList } from './agent-tools.js';
 import type { CollabOps, SessionsView, ToolAttachment, ToolServers } from './collab-ports.js';
 import type { CollabStore } from './collab-store.js';
 import type {
+  Member,
   Message,
   MessageDraft,
   Party,
@@ -16,7 +17,8 @@ import type {
   ReadQuery,
 } from './collab-types.js';
 import { ContextBoard } from './context-board.js';
-import { Mailboxes, type Member } from './mailboxes.js';
+import type { CollabRelay, FleetMessage, FleetPost } from './fleet-posts.js';
+import { Mailboxes } from './mailboxes.js';
 
 export interface CollaborationDeps {
   store: CollabStore;
@@ -30,6 +32,8 @@ export interface CollaborationDeps {
   toolServers?: ToolServers | undefined;
   /** Whether a provider's agents get the tools (`collaboration: on|off`); absent: all do. */
   wantsTools?: ((providerId: string) => boolean) | undefined;
+  /** In a fleet: where posts made here go to the other daemons. */
+  relay?: CollabRelay | undefined;
 }
 
 /** The default allowance of posts and messages per author. */
@@ -96,6 +100,49 @@ export class Collaboration implements CollabOps, ToolAttachment {
 
   async post(projectId: string, from: Party, draft: PostDraft): Promise<Post> {
     const post = await this.board.post(projectId, from, draft);
+    this.announce(post, 'context_posted');
+    this.relay(post);
+    return post;
+  }
+
+  /**
+   * A post made on another daemon of the fleet: held and numbered here, and
+   * recorded on this daemon's sessions it involves, as one made here.
+   * Nothing when it is held already, or has no fleet to come from.
+   */
+  async importPost(p: FleetPost): Promise<void> {
+    const relay = this.deps.relay;
+    if (!relay) return;
+    const post = await this.board.import(p, relay.self);
+    if (post) this.announce(post, 'context_imported');
+  }
+
+  /**
+   * Gives the fleet every post made here and every message sent here to a
+   * session of another daemon that this daemon holds (after a start: the
+   * fleet drops repeats).
+   */
+  relayAll(): void {
+    for (const post of this.board.madeHere()) this.relay(post);
+    for (const m of this.mail.madeHere()) {
+      if (m.to.kind !== 'session' || !this.deps.sessions.isHere(m.to.id)) this.relayMessage(m);
+    }
+  }
+
+  private relay(post: Post): void {
+    const relay = this.deps.relay;
+    if (!relay) return;
+    const { id, replyTo, origin: _, ...rest } = post;
+    relay.posted({
+      ...rest,
+      origin: `${relay.self}/${id}`,
+      replyTo: this.board.ref(post.projectId, replyTo, relay.self),
+    });
+  }
+
+  /** The CONTEXT_POSTED event on the sessions a post involves, and its audit record. */
+  private announce(post: Post, reason: string): void {
+    const { from, projectId } = post;
     const ev: AgentEvent = {
       type: 'CONTEXT_POSTED',
       stream: 'system',
@@ -121,8 +168,7 @@ export class Collaboration implements CollabOps, ToolAttachment {
       }
     }
     for (const id of involved) this.deps.sessions.record(id, ev);
-    this.audit(projectId, from, 'context_posted', `post ${post.id} (${post.category})`);
-    return post;
+    this.audit(projectId, from, reason, `post ${post.id} (${post.category})`);
   }
 
   read(projectId: string, reader: Party, query: ReadQuery): PostPage {
@@ -159,29 +205,52 @@ export class Collaboration implements CollabOps, ToolAttachment {
     return this.deps.sessions.members(projectId);
   }
 
-  /** A message is committed: the events on both ends, the audit, a turn if asked for. */
+  /**
+   * A message is committed: the events on both ends, the audit, a turn if
+   * asked for; a message to a session of another daemon of the fleet goes
+   * there, where it is received.
+   */
   private sent(m: Message): void {
-    const common = {
-      message_id: m.id,
-      thread_id: m.threadId,
-      reply_to: m.replyTo,
-      deliver: m.deliver,
-    };
     if (m.from.kind === 'session') {
       this.deps.sessions.record(m.from.id, {
         type: 'MESSAGE_SENT',
         stream: 'system',
         text: m.content,
-        data: { ...common, to: who(m.to), to_kind: m.to.kind },
+        data: { ...messageData(m), to: who(m.to), to_kind: m.to.kind },
       });
     }
     this.audit(m.projectId, m.from, 'message_sent', `message ${m.id} to ${m.to.kind} ${who(m.to)}`);
-    if (m.to.kind !== 'session') return;
+    // A person reads their inbox on any daemon of the fleet: it goes to all.
+    if (m.to.kind !== 'session') this.relayMessage(m);
+    else if (this.deps.sessions.isHere(m.to.id)) this.received(m);
+    else this.relayMessage(m);
+  }
+
+  /**
+   * A message sent on another daemon of the fleet to a session here, or to
+   * a person: held in the inbox, received as one sent here. Nothing when
+   * it is held already, or its session is not here.
+   */
+  async importMessage(m: FleetMessage): Promise<void> {
+    const relay = this.deps.relay;
+    const forHere = m.to.kind === 'person' || this.deps.sessions.isHere(m.to.id);
+    if (!relay || !forHere) return;
+    const message = await this.mail.import(m, relay.self);
+    if (message && message.to.kind === 'session') this.received(message);
+  }
+
+  /** A message for a session here: its event, and its agent's turn if asked for. */
+  private received(m: Message): void {
     this.deps.sessions.record(m.to.id, {
       type: 'MESSAGE_RECEIVED',
       stream: 'system',
       text: m.content,
-      data: { ...common, from: who(m.from), from_kind: m.from.kind, from_role: m.from.role },
+      data: {
+        ...messageData(m),
+        from: who(m.from),
+        from_kind: m.from.kind,
+        from_role: m.from.role,
+      },
     });
     if (m.deliver !== 'turn') return;
     const role = m.from.role ? ` (${m.from.role})` : '';
@@ -189,6 +258,22 @@ export class Collaboration implements CollabOps, ToolAttachment {
     if (this.deps.sessions.deliver(m.to.id, text, `message:${m.id}`)) {
       void this.mail.markRead([m]).catch(() => undefined);
     }
+  }
+
+  private relayMessage(m: Message): void {
+    const relay = this.deps.relay;
+    if (!relay) return;
+    relay.sent({
+      origin: `${relay.self}/m${m.id}`,
+      projectId: m.projectId,
+      from: m.from,
+      to: m.to,
+      at: m.at,
+      content: m.content,
+      threadId: m.threadId,
+      replyTo: this.mail.ref(m.projectId, m.replyTo, relay.self),
+      deliver: m.deliver,
+    });
   }
 
   private audit(projectId: string, from: Party, reason: string, detail: string): void {
@@ -202,3 +287,11 @@ export class Collaboration implements CollabOps, ToolAttachment {
     });
   }
 }
+
+/** What the MESSAGE_SENT and MESSAGE_RECEIVED events of a message share. */
+const messageData = (m: Message) => ({
+  message_id: m.id,
+  thread_id: m.threadId,
+  reply_to: m.replyTo,
+  deliver: m.deliver,
+});

@@ -12,6 +12,8 @@ import {
   partyKey,
   type ReadQuery,
 } from './collab-types.js';
+import { FleetOrigins } from './fleet-origins.js';
+import type { FleetPost } from './fleet-posts.js';
 
 interface ProjectBoard {
   /** Ascending ids. */
@@ -55,6 +57,7 @@ export function spend(rate: TokenBuckets, projectId: string, from: Party): void 
  */
 export class ContextBoard {
   private readonly projects = new Map<string, ProjectBoard>();
+  private readonly imported = new FleetOrigins('');
 
   constructor(
     private readonly deps: ContextBoardDeps,
@@ -64,6 +67,7 @@ export class ContextBoard {
       const b = this.board(p.projectId);
       b.posts.push(p);
       b.nextId = Math.max(b.nextId, p.id + 1);
+      if (p.origin) this.imported.set(p.projectId, p.origin, p.id);
     }
     for (const a of kept.acks) this.acksOf(this.board(a.projectId), a.reader).add(a.postId);
   }
@@ -85,6 +89,43 @@ export class ContextBoard {
     this.trim(projectId, b);
     await this.deps.store.putPost(post);
     return post;
+  }
+
+  /**
+   * Holds a post of another daemon of the fleet, numbered here, its reply
+   * reference resolved to the id here of the post it answers (0 when this
+   * daemon does not hold it). Resolves with it once committed; undefined
+   * when it is held already (a post arrives again after a restart).
+   */
+  async import(p: FleetPost, self: string): Promise<Post | undefined> {
+    if (this.imported.has(p.projectId, p.origin) || p.origin.startsWith(`${self}/`))
+      return undefined;
+    const b = this.board(p.projectId);
+    const { origin, replyTo: answers, ...rest } = p;
+    const post: Post = {
+      ...rest,
+      id: b.nextId++,
+      replyTo: this.imported.resolve(p.projectId, answers, self),
+      origin,
+    };
+    b.posts.push(post);
+    this.imported.set(p.projectId, p.origin, post.id);
+    this.trim(p.projectId, b);
+    await this.deps.store.putPost(post);
+    return post;
+  }
+
+  /** A post's identity across the fleet: its origin, or this daemon's for one made here. */
+  ref(projectId: string, id: number, self: string): string {
+    if (id === 0) return '';
+    const p = this.projects.get(projectId);
+    const post = p && this.find(p, id);
+    return post?.origin ?? this.imported.own(self, id);
+  }
+
+  /** The posts made here that this daemon holds, oldest first (to give the fleet again). */
+  *madeHere(): Generator<Post> {
+    for (const b of this.projects.values()) for (const p of b.posts) if (!p.origin) yield p;
   }
 
   /** The posts `reader` may see that match `query`, oldest first. */
@@ -143,7 +184,9 @@ export class ContextBoard {
   private trim(projectId: string, b: ProjectBoard): void {
     const over = b.posts.length - LIMITS.keptPerProject;
     if (over <= 0) return;
-    const gone = b.posts.splice(0, over).map((p) => p.id);
+    const dropped = b.posts.splice(0, over);
+    for (const p of dropped) if (p.origin) this.imported.delete(projectId, p.origin);
+    const gone = dropped.map((p) => p.id);
     for (const acked of b.acks.values()) for (const id of gone) acked.delete(id);
     this.deps.store.dropPosts(projectId, gone);
   }

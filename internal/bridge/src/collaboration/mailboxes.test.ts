@@ -4,8 +4,8 @@ import { TokenBuckets } from '../limits/token-buckets.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { refusalOf } from '../testing/fixtures.js';
 import { type CollabStore, memoryCollabStore } from './collab-store.js';
-import type { Message, MessageDraft, Party } from './collab-types.js';
-import { Mailboxes, type Member, memberParty } from './mailboxes.js';
+import type { Member, Message, MessageDraft, Party } from './collab-types.js';
+import { Mailboxes, memberParty } from './mailboxes.js';
 
 const member = (sessionId: string, name: string, role: string): Member => ({
   sessionId,

@@ -6,7 +6,9 @@ import { checkLimit, checkMessageDraft, checkWait } from './check-collab.js';
 import type { CollabStore } from './collab-store.js';
 import {
   type Delivery,
+  type Directory,
   LIMITS,
+  type Member,
   type Message,
   type MessageDraft,
   type Party,
@@ -14,22 +16,8 @@ import {
 } from './collab-types.js';
 import { spend } from './context-board.js';
 
-/** A live session of a project as others see it (`who`). */
-export interface Member {
-  sessionId: string;
-  name: string;
-  role: string;
-  provider: string;
-  repoPath: string;
-  status: string;
-  /** When it last recorded an event, ms since the epoch. */
-  lastActivityAt: number;
-}
-
-/** The project's live sessions, from the session table. */
-export interface Directory {
-  members(projectId: string): Member[];
-}
+import { FleetOrigins } from './fleet-origins.js';
+import type { FleetMessage } from './fleet-posts.js';
 
 export interface MailboxesDeps {
   store: CollabStore;
@@ -57,6 +45,7 @@ export const memberParty = (m: Member): Party => ({
 export class Mailboxes {
   private readonly projects = new Map<string, { messages: Message[]; nextId: number }>();
   private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly imported = new FleetOrigins('m');
 
   constructor(
     private readonly deps: MailboxesDeps,
@@ -66,7 +55,43 @@ export class Mailboxes {
       const p = this.project(m.projectId);
       p.messages.push(m);
       p.nextId = Math.max(p.nextId, m.id + 1);
+      if (m.origin) this.imported.set(m.projectId, m.origin, m.id);
     }
+  }
+
+  /**
+   * Holds a message sent on another daemon of the fleet to a session here,
+   * numbered here, the message it answers resolved to its id here. Resolves
+   * with it once committed (its recipient's waiters woken); undefined when
+   * it is held already.
+   */
+  async import(m: FleetMessage, self: string): Promise<Message | undefined> {
+    if (this.imported.has(m.projectId, m.origin) || m.origin.startsWith(`${self}/`))
+      return undefined;
+    const p = this.project(m.projectId);
+    const message: Message = {
+      ...m,
+      id: p.nextId++,
+      replyTo: this.imported.resolve(m.projectId, m.replyTo, self),
+    };
+    p.messages.push(message);
+    this.imported.set(m.projectId, m.origin, message.id);
+    this.trim(m.projectId, p);
+    await this.deps.store.putMessage(message);
+    this.wake(partyKey(message.to));
+    return message;
+  }
+
+  /** A message's identity across the fleet: its origin, or this daemon's for one sent here. */
+  ref(projectId: string, id: number, self: string): string {
+    if (id === 0) return '';
+    const m = this.project(projectId).messages.find((x) => x.id === id);
+    return m?.origin ?? this.imported.own(self, id);
+  }
+
+  /** The messages sent here that this daemon holds, oldest first. */
+  *madeHere(): Generator<Message> {
+    for (const p of this.projects.values()) for (const m of p.messages) if (!m.origin) yield m;
   }
 
   /** Sends `draft` from `from`; resolves with one message per recipient once committed. */
@@ -251,7 +276,9 @@ export class Mailboxes {
   private trim(projectId: string, p: { messages: Message[] }): void {
     const over = p.messages.length - LIMITS.keptPerProject;
     if (over <= 0) return;
-    const gone = p.messages.splice(0, over).map((m) => m.id);
+    const dropped = p.messages.splice(0, over);
+    for (const m of dropped) if (m.origin) this.imported.delete(projectId, m.origin);
+    const gone = dropped.map((m) => m.id);
     this.deps.store.dropMessages(projectId, gone);
   }
 

@@ -2,8 +2,8 @@ import type { AgentEvent } from '@agent-bridge/providers';
 import { noAudit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
 import type { SessionsView } from '../collaboration/collab-ports.js';
+import type { Member } from '../collaboration/collab-types.js';
 import { COLLAB_RATE, Collaboration } from '../collaboration/collaboration.js';
-import type { Member } from '../collaboration/mailboxes.js';
 import type { SessionStore } from '../store/session-store.js';
 import { sendInput } from './send-input.js';
 import type { Session } from './session.js';
@@ -25,14 +25,25 @@ const memberOf = (s: Session): Member => ({
  * The session table as collaboration sees it: a project's live sessions,
  * events recorded on a live one, input given to a running one.
  */
-function sessionDirectory(table: SessionTable, maxInputBytes: number): SessionsView {
+function sessionDirectory(
+  table: SessionTable,
+  maxInputBytes: number,
+  elsewhere?: (projectId: string) => Member[],
+): SessionsView {
   const live = (id: string) => {
     const s = table.get(id);
     return s?.live ? s : undefined;
   };
   return {
-    members: (projectId) =>
-      [...table.values()].filter((s) => s.live && s.projectId === projectId).map(memberOf),
+    members: (projectId) => {
+      const here = [...table.values()]
+        .filter((s) => s.live && s.projectId === projectId)
+        .map(memberOf);
+      // In a fleet, the project's live sessions on the other daemons too.
+      const there = elsewhere?.(projectId).filter((m) => !table.get(m.sessionId)) ?? [];
+      return [...here, ...there];
+    },
+    isHere: (sessionId) => table.get(sessionId) !== undefined,
     record: (sessionId: string, ev: AgentEvent) => {
       live(sessionId)?.record(ev);
     },
@@ -63,9 +74,12 @@ export function collaborationOf(
     clock,
     timers,
     audit: deps.audit ?? noAudit,
-    sessions: sessionDirectory(table, deps.settings.maxInputBytes),
+    sessions: sessionDirectory(table, deps.settings.maxInputBytes, (projectId) =>
+      deps.collabRelay ? deps.collabRelay.members(projectId) : [],
+    ),
     rate: deps.collabRate ?? COLLAB_RATE,
     toolServers: deps.toolServers,
     wantsTools: deps.settings.collaboration,
+    relay: deps.collabRelay,
   });
 }

@@ -2,6 +2,7 @@ import type { Provider } from '@agent-bridge/providers';
 import type { Audit } from '../audit.js';
 import type { Clock, Timers } from '../clock.js';
 import type { ToolServers } from '../collaboration/collab-ports.js';
+import type { CollabRelay } from '../collaboration/fleet-posts.js';
 import type { EventCodec } from '../events/event-codec.js';
 import type { EventObserver } from '../events/event-observer.js';
 import type { BucketLimit } from '../limits/token-buckets.js';
@@ -35,4 +36,6 @@ export interface SessionManagerDeps {
   collabRate?: BucketLimit;
   /** How agents get their collaboration tools (the daemon's tool socket); none unless given. */
   toolServers?: ToolServers;
+  /** In a fleet: where the context bus's posts made here go to the other daemons. */
+  collabRelay?: CollabRelay;
 }
