@@ -3,19 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { TokenBuckets } from '../limits/token-buckets.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { refusalOf } from '../testing/fixtures.js';
+import { member } from '../testing/members.js';
 import { type CollabStore, memoryCollabStore } from './collab-store.js';
 import type { Member, Message, MessageDraft, Party } from './collab-types.js';
 import { Mailboxes, memberParty } from './mailboxes.js';
 
-const member = (sessionId: string, name: string, role: string): Member => ({
-  sessionId,
-  name,
-  role,
-  provider: 'mock',
-  repoPath: '/repo',
-  status: 'RUNNING',
-  lastActivityAt: 0,
-});
 const LEAD = member('00000000-0000-4000-8000-000000000001', 'lead', 'planner');
 const DEV = member('00000000-0000-4000-8000-000000000002', 'dev', 'implementer');
 const DEV2 = member('00000000-0000-4000-8000-000000000003', 'dev2', 'implementer');
