@@ -71,26 +71,30 @@ function execStart(configPath: string): { file: string; args: string[]; cwd: str
 }
 
 /** Every workspace package's devDependencies: none may be in an installation. */
+/**
+ * What any workspace package needs only to be developed: its
+ * devDependencies that no package depends on at run time (the SDK develops
+ * with the NATS clients the fleet runs on).
+ */
 function devDependencies(): string[] {
   const manifests = [
     'package.json',
     ...['packages', 'internal', 'cmd'].flatMap((d) =>
       readdirSync(join(REPO_ROOT, d)).map((p) => join(d, p, 'package.json')),
     ),
-  ].filter((f) => existsSync(join(REPO_ROOT, f)));
-  return [
-    ...new Set(
-      manifests.flatMap((f) =>
-        Object.keys(
-          (
-            JSON.parse(readFileSync(join(REPO_ROOT, f), 'utf8')) as {
-              devDependencies?: Record<string, string>;
-            }
-          ).devDependencies ?? {},
-        ),
-      ),
-    ),
-  ];
+  ]
+    .filter((f) => existsSync(join(REPO_ROOT, f)))
+    .map(
+      (f) =>
+        JSON.parse(readFileSync(join(REPO_ROOT, f), 'utf8')) as {
+          dependencies?: Record<string, string>;
+          devDependencies?: Record<string, string>;
+        },
+    );
+  const runtime = new Set(manifests.flatMap((m) => Object.keys(m.dependencies ?? {})));
+  return [...new Set(manifests.flatMap((m) => Object.keys(m.devDependencies ?? {})))].filter(
+    (d) => !runtime.has(d),
+  );
 }
 
 describe('the installation (pnpm package)', () => {
