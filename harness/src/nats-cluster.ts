@@ -78,36 +78,7 @@ export async function startNatsCluster(
   const bin = natsServerBinary();
   const dir = mkdtempSync(join(process.env.BRIDGE_TEST_TMPDIR ?? tmpdir(), 'nats-cluster-'));
   const pki = await createNatsPki(dir);
-  const ports: NodePorts[] = [];
-  for (let i = 0; i < size; i++) {
-    ports.push({ client: await freePort(), cluster: await freePort(), monitor: await freePort() });
-  }
-  const nodes: NatsNode[] = ports.map((p, i) => {
-    const name = `n${i + 1}`;
-    const storeDir = join(dir, name, 'js');
-    mkdirSync(storeDir, { recursive: true });
-    const configPath = join(dir, name, 'nats.conf');
-    writeFileSync(
-      configPath,
-      nodeConfig({
-        name,
-        ports: p,
-        storeDir,
-        pki,
-        routes: size > 1 ? ports : [],
-        accounts: opts.accounts,
-      }),
-    );
-    return {
-      name,
-      ports: p,
-      url: `tls://127.0.0.1:${p.client}`,
-      storeDir,
-      configPath,
-      proc: undefined,
-      log: '',
-    };
-  });
+  const nodes = layout(dir, size, pki, opts.accounts, await freePorts(size));
   const launch = (node: NatsNode) => {
     node.proc = spawn(bin, ['-c', node.configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
     node.proc.stderr?.setEncoding('utf8').on('data', (d: string) => {
@@ -143,13 +114,75 @@ export async function startNatsCluster(
   };
   process.on('exit', killAll);
   try {
-    for (const node of nodes) launch(node);
-    await Promise.all(nodes.map(healthy));
+    // A port found free may be taken by another process before the server
+    // binds it: such a start is retried on fresh ports, a few times.
+    for (let attempt = 1; ; attempt++) {
+      for (const node of nodes) launch(node);
+      try {
+        await Promise.all(nodes.map(healthy));
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !nodes.some((n) => n.log.includes('address already in use'))) throw err;
+        await Promise.all(nodes.map((_, i) => cluster.kill(i)));
+        const fresh = layout(dir, size, pki, opts.accounts, await freePorts(size));
+        nodes.splice(0, nodes.length, ...fresh);
+        cluster.urls = nodes.map((n) => n.url);
+      }
+    }
   } catch (err) {
     await cluster.stop();
     throw err;
   }
   return cluster;
+}
+
+/** Three distinct free ports for each of `size` nodes. */
+async function freePorts(size: number): Promise<NodePorts[]> {
+  const taken = new Set<number>();
+  const next = async (): Promise<number> => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.has(port)) {
+        taken.add(port);
+        return port;
+      }
+    }
+  };
+  const ports: NodePorts[] = [];
+  for (let i = 0; i < size; i++) {
+    ports.push({ client: await next(), cluster: await next(), monitor: await next() });
+  }
+  return ports;
+}
+
+/** Each node's store directory and config file (written afresh), for these ports. */
+function layout(
+  dir: string,
+  size: number,
+  pki: NatsPki,
+  accounts: NatsAccounts | undefined,
+  ports: NodePorts[],
+): NatsNode[] {
+  return ports.map((p, i) => {
+    const name = `n${i + 1}`;
+    rmSync(join(dir, name), { recursive: true, force: true });
+    const storeDir = join(dir, name, 'js');
+    mkdirSync(storeDir, { recursive: true });
+    const configPath = join(dir, name, 'nats.conf');
+    writeFileSync(
+      configPath,
+      nodeConfig({ name, ports: p, storeDir, pki, routes: size > 1 ? ports : [], accounts }),
+    );
+    return {
+      name,
+      ports: p,
+      url: `tls://127.0.0.1:${p.client}`,
+      storeDir,
+      configPath,
+      proc: undefined,
+      log: '',
+    };
+  });
 }
 
 /** Waits until a node's health check passes: it serves clients and its JetStream is current. */

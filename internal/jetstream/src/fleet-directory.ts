@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type KV, Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { bucketKeys } from './bucket-keys.js';
 import { fleetPrefix, subjectToken } from './subjects.js';
 
 /** What a daemon tells its fleet about itself. */
@@ -39,19 +40,22 @@ export interface FleetDirectoryOptions {
  */
 export class FleetDirectory {
   private constructor(
+    private readonly nc: NatsConnection,
     private readonly kv: KV,
+    private readonly bucket: string,
     readonly ttlMs: number,
   ) {}
 
   static async open(nc: NatsConnection, opts: FleetDirectoryOptions): Promise<FleetDirectory> {
     fleetPrefix(opts.fleet);
     const ttlMs = opts.ttlMs ?? 15_000;
-    const kv = await new Kvm(nc).create(`BRIDGE_${opts.fleet}_daemons`, {
+    const bucket = `BRIDGE_${opts.fleet}_daemons`;
+    const kv = await new Kvm(nc).create(bucket, {
       history: 1,
       ttl: ttlMs,
       replicas: opts.replicas ?? 1,
     });
-    return new FleetDirectory(kv, ttlMs);
+    return new FleetDirectory(nc, kv, bucket, ttlMs);
   }
 
   /**
@@ -113,7 +117,7 @@ export class FleetDirectory {
   /** The daemons whose announcements are alive now. */
   async live(): Promise<DirectoryEntry[]> {
     const entries: DirectoryEntry[] = [];
-    for await (const key of await this.kv.keys()) {
+    for (const key of await bucketKeys(this.nc, this.bucket)) {
       const e = await this.kv.get(key);
       if (e && e.operation === 'PUT') entries.push(e.json<DirectoryEntry>());
     }

@@ -1,5 +1,6 @@
 import { type KV, Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { bucketKeys } from './bucket-keys.js';
 import { fleetPrefix, kvKey } from './subjects.js';
 
 export interface FleetSessionsOptions {
@@ -44,16 +45,21 @@ export interface FleetCursor {
  * were. Last write wins: each key has one writer, the session's daemon.
  */
 export class FleetSessions {
-  private constructor(private readonly kv: KV) {}
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly kv: KV,
+    private readonly bucket: string,
+  ) {}
 
   static async open(nc: NatsConnection, opts: FleetSessionsOptions): Promise<FleetSessions> {
     fleetPrefix(opts.fleet);
-    const kv = await new Kvm(nc).create(`BRIDGE_${opts.fleet}_sessions`, {
+    const bucket = `BRIDGE_${opts.fleet}_sessions`;
+    const kv = await new Kvm(nc).create(bucket, {
       history: 1,
       replicas: opts.replicas ?? 1,
       ...(opts.maxAgeMs ? { ttl: opts.maxAgeMs } : {}),
     });
-    return new FleetSessions(kv);
+    return new FleetSessions(nc, kv, bucket);
   }
 
   async put<R>(entry: FleetSessionRecord<R>): Promise<void> {
@@ -68,7 +74,7 @@ export class FleetSessions {
   /** Every session record kept (cursors left out). */
   async list<R>(): Promise<FleetSessionRecord<R>[]> {
     const out: FleetSessionRecord<R>[] = [];
-    for await (const key of await this.kv.keys()) {
+    for (const key of await bucketKeys(this.nc, this.bucket)) {
       if (key.includes('.')) continue;
       const e = await this.kv.get(key);
       if (e && e.operation === 'PUT') out.push(e.json<FleetSessionRecord<R>>());
@@ -78,7 +84,9 @@ export class FleetSessions {
 
   async remove(sessionId: string): Promise<void> {
     const token = kvKey(sessionId);
-    for await (const key of await this.kv.keys(`${token}.c.*`)) await this.kv.delete(key);
+    for (const key of await bucketKeys(this.nc, this.bucket, `${token}.c.*`)) {
+      await this.kv.delete(key);
+    }
     await this.kv.delete(token);
   }
 

@@ -1,5 +1,5 @@
 import { type KV, Kvm } from '@nats-io/kv';
-import { connect } from '@nats-io/transport-node';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { DiscoveredDaemon, FleetDiscovery } from './fleet-discovery.js';
 
 export interface NatsDiscoveryOptions {
@@ -56,7 +56,7 @@ export async function natsDiscovery(o: NatsDiscoveryOptions): Promise<FleetDisco
       const kv = await bucket('daemons').catch(noBucket);
       if (!kv) return []; // no daemon of the fleet has started yet
       const out: DiscoveredDaemon[] = [];
-      for await (const key of await kv.keys()) {
+      for (const key of await bucketKeys(nc, `BRIDGE_${o.fleet}_daemons`)) {
         const e = await kv.get(key);
         if (e?.operation === 'PUT') out.push(e.json<DiscoveredDaemon>());
       }
@@ -71,6 +71,35 @@ export async function natsDiscovery(o: NatsDiscoveryOptions): Promise<FleetDisco
     },
     close: () => nc.close(),
   };
+}
+
+/**
+ * The keys a bucket holds now, from its stream's subjects (one request a
+ * page): `kv.keys()` would make a consumer per call, and wait for its idle
+ * heartbeat when a key expires between its count and its delivery.
+ */
+async function bucketKeys(nc: NatsConnection, bucket: string): Promise<string[]> {
+  const prefix = `$KV.${bucket}.`;
+  const keys: string[] = [];
+  for (let offset = 0; ; ) {
+    const reply = await nc.request(
+      `$JS.API.STREAM.INFO.KV_${bucket}`,
+      JSON.stringify({ subjects_filter: `${prefix}>`, offset }),
+      { timeout: 10_000 },
+    );
+    const info = reply.json<StreamInfoPage>();
+    if (info.error) throw new Error(`reading the fleet's directory: ${info.error.description}`);
+    const page = Object.keys(info.state?.subjects ?? {});
+    keys.push(...page.map((s) => s.slice(prefix.length)));
+    offset += page.length;
+    if (page.length === 0 || offset >= (info.total ?? 0)) return keys;
+  }
+}
+
+interface StreamInfoPage {
+  error?: { description: string };
+  total?: number;
+  state?: { subjects?: Record<string, number> };
 }
 
 /** A bucket not created yet reads as empty; any other failure stands. */
