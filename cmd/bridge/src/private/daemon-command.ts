@@ -10,6 +10,7 @@ import { scope } from '@agent-bridge/scope';
 import { defaultAllowedPaths, ensureDevSetup } from '../dev-setup.js';
 import { checkConfig } from './check-config.js';
 import type { parseCommandLine } from './command-line.js';
+import { DEFAULT_DEV_DIR } from './dev-dir.js';
 import { invokedFrom } from './invoked-from.js';
 import { run } from './run-daemon.js';
 
@@ -43,9 +44,8 @@ export async function runDaemonCommand(command: string, values: Values): Promise
         : checkConfig(file, host);
     }
     case 'dev': {
-      const root = resolve(new URL('../../..', import.meta.url).pathname);
       const dirOption = values.dir ?? process.env.BRIDGE_DEV_DIR;
-      const devDir = dirOption ? resolve(invokedFrom, dirOption) : resolve(root, 'certs/dev');
+      const devDir = dirOption ? resolve(invokedFrom, dirOption) : DEFAULT_DEV_DIR;
       const listen = values.listen ?? (process.env.BRIDGE_DEV_LISTEN || '127.0.0.1:9445');
       const setup = await ensureDevSetup(devDir, {
         listen,
