@@ -117,6 +117,21 @@ export default {
       },
     ),
     forbid(
+      'console-page-is-browser-code',
+      "bridgectl's web console page runs in the browser and talks only to the console's own " +
+        'server: it imports Preact, its signals, its own files and the turn summary it shares with ' +
+        "bridgectl's terminal rendering (plain code), never Node or our packages " +
+        '(the SDK, with its credentials, stays in the console server).',
+      { path: '^cmd/bridgectl/console/' },
+      {
+        pathNot: [
+          '^cmd/bridgectl/console/',
+          '^cmd/bridgectl/src/turn-summary[.]ts$',
+          'node_modules/(preact|@preact/signals)',
+        ],
+      },
+    ),
+    forbid(
       'public-packages-not-internal',
       'packages/* are published: they never import internal/*, cmd/*, tests or bench, so ' +
         'users of the generated code never pull in the daemon.',
@@ -192,7 +207,7 @@ export default {
       exportsFields: ['exports'],
       conditionNames: ['development', 'import', 'node', 'default', 'types'],
       mainFields: ['main', 'types'],
-      extensions: ['.ts', '.mts', '.js', '.mjs', '.d.ts', '.json'],
+      extensions: ['.ts', '.tsx', '.mts', '.js', '.mjs', '.d.ts', '.json'],
     },
     skipAnalysisNotInRules: true,
   },

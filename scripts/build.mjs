@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { buildConsole } from './build-console.mjs';
 import { ensureDeps } from './ensure-deps.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,7 +42,17 @@ lines.on('line', (line) => {
   if (/^ {4}\* /.test(line) || line.trim() === '') return;
   process.stdout.write(`${line}\n`);
 });
-child.on('exit', (code, signal) => {
+child.on('exit', async (code, signal) => {
+  if (code === 0) {
+    // The web console's page (browser code: bundled, not emitted by tsc).
+    try {
+      await buildConsole();
+      process.stderr.write('build: cmd/bridgectl/console (the web console page)\n');
+    } catch (err) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+  }
   const seconds = Math.round((Date.now() - started) / 1000);
   if (code === 0) {
     process.stderr.write(

@@ -1,30 +1,14 @@
 import type { SessionEvent } from '@agent-bridge/bridgeclient';
 import { permissionLines } from './permission-lines.js';
 import { COLOURS, compact, PLAIN, type Style } from './terminal-style.js';
+import { turnSummaryParts } from './turn-summary.js';
 
 export { useColour } from './terminal-style.js';
 
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 
-function turnSummary(data: Record<string, unknown>): string {
-  const usage = (data.usage ?? {}) as Record<string, unknown>;
-  const parts: string[] = [];
-  const input = num(usage.input_tokens);
-  const output = num(usage.output_tokens);
-  if (input !== undefined || output !== undefined) {
-    parts.push(`${input ?? 0} in / ${output ?? 0} out tokens`);
-  }
-  const cost = num(data.cost_usd) ?? num(data.total_cost_usd);
-  if (cost !== undefined) parts.push(`$${cost.toFixed(4)}`);
-  const ms = num(data.duration_ms);
-  if (ms !== undefined) parts.push(`${(ms / 1000).toFixed(1)}s`);
-  if (data.interrupted === true)
-    parts.push(
-      data.reason === 'daemon_restarted' ? 'interrupted by a daemon restart' : 'interrupted',
-    );
-  return parts.join(' · ');
-}
+const turnSummary = (data: Record<string, unknown>) => turnSummaryParts(data).join(' · ');
 
 /**
  * Renders a session's events for a person as they arrive: the agent's reply

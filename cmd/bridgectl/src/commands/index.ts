@@ -14,6 +14,7 @@ import {
   sessionsStartCommand,
   sessionsStopCommand,
 } from './sessions.js';
+import { uiCommand } from './ui.js';
 
 /** In the order `bridgectl --help` lists them: look, start, drive, watch, stop. */
 export const COMMANDS: readonly Command<CtlIo>[] = [
@@ -29,4 +30,5 @@ export const COMMANDS: readonly Command<CtlIo>[] = [
   ...permissionsCommands,
   ...collaborationCommands,
   runCommand,
+  uiCommand,
 ];

@@ -1,0 +1,463 @@
+/**
+ * The web console (`bridgectl ui`) in a real headless Chromium, against a
+ * real daemon over mutual TLS, the console's client going through a proxy
+ * that can cut its connection: a task started from the page and watched as
+ * it streams, an approval answered and one withdrawn when answered
+ * elsewhere, interrupt and stop, a stream that resumes after the daemon
+ * connection drops without repeating anything, an agent's HTML shown as
+ * text, the local server's refusals, keyboard-only use, a phone's
+ * viewport, and axe-core finding no serious violation on any page.
+ */
+import { mkdirSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import { BridgeClient, permissionRequest, permissionResolution } from '@agent-bridge/bridgeclient';
+import { ASSETS_DIR, type RunningConsole, startConsole } from '@agent-bridge/bridgectl';
+import { startTcpProxy, type TcpProxy, useDaemon, waitFor, within } from '@agent-bridge/harness';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { clientOptions } from '../sdk/helpers.js';
+import { launchBrowser, screenshot, seriousViolations } from './browser.js';
+
+const daemon = useDaemon((scratch) => {
+  mkdirSync(join(scratch, 'repo'));
+  return {
+    config: {
+      allowed_paths: [scratch],
+      providers: { mock_ask: { adapter: 'mock', permissions: 'ask', permission_timeout: '60s' } },
+    },
+  };
+});
+
+let proxy: TcpProxy;
+let client: BridgeClient;
+let sdk: BridgeClient;
+let ui: RunningConsole;
+let browser: Browser;
+let page: Page;
+const repo = () => join(daemon.scratch, 'repo');
+
+beforeAll(async () => {
+  proxy = await startTcpProxy(daemon.daemon.port);
+  client = new BridgeClient(clientOptions(daemon, { target: `127.0.0.1:${proxy.port}` }));
+  // A second client, straight to the daemon: "elsewhere" for the console.
+  sdk = new BridgeClient(clientOptions(daemon));
+  ui = await startConsole({
+    client,
+    target: 'test daemon',
+    projectId: 'alpha',
+    assetsDir: ASSETS_DIR,
+  });
+  browser = await launchBrowser();
+  page = await browser.newPage();
+  await page.setBypassCSP(false);
+  await page.setViewport({ width: 1200, height: 900 });
+  await page.goto(ui.signInUrl);
+  await page.waitForSelector('h1', { timeout: 15_000 });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await ui?.close();
+  client?.close();
+  sdk?.close();
+  await proxy?.close();
+});
+
+/** Waits until the page's text contains `text`; fails with what it shows otherwise. */
+async function seeText(text: string, timeout = 15_000): Promise<void> {
+  try {
+    await page.waitForFunction(`document.body.textContent.includes(${JSON.stringify(text)})`, {
+      timeout,
+    });
+  } catch (err) {
+    const shown = await page.evaluate('document.body.textContent');
+    throw new Error(`the page did not show "${text}" within ${timeout} ms; it shows:\n${shown}`, {
+      cause: err,
+    });
+  }
+}
+
+/** Waits until `expression` (run in the page) is true. */
+async function until(expression: string, timeout = 15_000): Promise<void> {
+  await page.waitForFunction(expression, { timeout });
+}
+
+async function go(hash: string): Promise<void> {
+  await page.goto(`${ui.origin}/${hash}`);
+  await page.waitForSelector('main h1', { timeout: 15_000 });
+}
+
+async function expectAccessible(): Promise<void> {
+  expect(await seriousViolations(page)).toEqual([]);
+}
+
+/** The seqs of the raw events view, in the order shown. */
+async function rawSeqs(): Promise<number[]> {
+  return page.$$eval('.raw li', (lis) => lis.map((li) => Number(li.getAttribute('data-seq'))));
+}
+
+async function clickButton(label: string): Promise<void> {
+  const handle = await page.waitForSelector(`::-p-aria(${label}[role="button"])`, {
+    timeout: 10_000,
+  });
+  await handle?.click();
+}
+
+/** How many times `text` occurs in the text of the page's conversation (all the page without one). */
+async function occurrences(text: string): Promise<number> {
+  const shown = String(
+    await page.evaluate("(document.querySelector('.chat') ?? document.body).textContent"),
+  );
+  return shown.split(text).length - 1;
+}
+
+/** One HTTP request to the console, every header as given (Host too). */
+function request(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const { port } = new URL(ui.origin);
+  return within(
+    `${method} ${path}`,
+    new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method,
+          path,
+          headers: { host: `127.0.0.1:${port}`, ...headers },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (d: string) => {
+            text += d;
+          });
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    }),
+  );
+}
+
+/** The request of session `id` that waits for an answer, read by the other client. */
+async function waitingRequestOf(id: string): Promise<string> {
+  let found: string | undefined;
+  await waitFor('a waiting permission request', async () => {
+    const { lastSeq } = await sdk.getSession(id);
+    const stream = sdk.events(id, { afterSeq: 0 });
+    const waiting = new Set<string>();
+    for await (const e of stream) {
+      const r = permissionRequest(e);
+      if (r) waiting.add(r.requestId);
+      const done = permissionResolution(e);
+      if (done) waiting.delete(done.requestId);
+      if (e.seq >= lastSeq) break;
+    }
+    found = [...waiting][0];
+    return found !== undefined;
+  });
+  return found as string;
+}
+
+/** A mock session started by the other client, its page open in the console. */
+async function openSession(provider = 'mock', name?: string): Promise<string> {
+  const { sessionId } = await sdk.startSession({
+    provider,
+    repoPath: repo(),
+    ...(name ? { name } : {}),
+  });
+  await go(`#/sessions/${sessionId}`);
+  await seeText('Events: live');
+  return sessionId;
+}
+
+describe('the web console', () => {
+  beforeEach(async () => {
+    await page.setViewport({ width: 1200, height: 900 });
+  });
+
+  it('signs in once with the printed link and shows the daemon', async () => {
+    await seeText('serving');
+    await seeText('mock_ask');
+    await expectAccessible();
+    await screenshot(page, 'overview');
+    // The link worked once: opened again without the cookie, it is refused.
+    const again = await fetch(ui.signInUrl, { redirect: 'manual' });
+    expect(again.status).toBe(403);
+    expect(await again.text()).toContain('each link works once');
+  });
+
+  it('starts a mock task from the sessions page and streams it to its end', async () => {
+    await go('#/sessions');
+    await page.waitForSelector('#start-repo', { timeout: 15_000 });
+    await page.type('#start-repo', repo());
+    await page.type('#start-prompt', 'hello console');
+    await expectAccessible();
+    await screenshot(page, 'sessions');
+    await clickButton('Start task');
+    await until("location.hash.startsWith('#/sessions/')");
+    await seeText('received "hello console"');
+    await seeText('Turn done');
+    await seeText('Session stopped');
+    await seeText('Events: ended');
+    await expectAccessible();
+    await screenshot(page, 'session');
+    await clickButton('Raw events');
+    const seqs = await rawSeqs();
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(seqs.length).toBeGreaterThan(4);
+  });
+  it('answers an approval of mock_ask, sees the tool run, and drops one answered elsewhere', async () => {
+    const id = await openSession('mock_ask', 'asker');
+    await page.type('#input-text', 'look around\n/tool Bash ls -la');
+    await clickButton('Send');
+    await go('#/approvals');
+    await seeText('ls -la');
+    await seeText('Allow once');
+    expect(await occurrences('Bash')).toBeGreaterThan(0);
+    await expectAccessible();
+    await screenshot(page, 'approvals');
+    await clickButton('Allow once');
+    await seeText('No permission request waits for an answer.');
+    await go(`#/sessions/${id}`);
+    await seeText('allow once by caller');
+    await seeText('Bash was allowed');
+
+    // Answered by another client while the page shows it: it goes away by itself.
+    await sdk.sendInput(id, 'again\n/tool Bash pwd');
+    await go('#/approvals');
+    await seeText('pwd');
+    const requestId = await waitingRequestOf(id);
+    await sdk.respondPermission(id, requestId, 'deny', { reason: 'not now' });
+    await seeText('No permission request waits for an answer.');
+    await go(`#/sessions/${id}`);
+    await seeText('deny by caller: not now');
+    await sdk.stopSession(id);
+  });
+
+  it('interrupts a turn and stops the session', async () => {
+    const id = await openSession();
+    await page.type('#input-text', 'a slow answer please');
+    await clickButton('Send');
+    await until('document.querySelector(\'.msg.agent[aria-busy="true"]\') !== null');
+    await clickButton('Interrupt turn');
+    await seeText('interrupted');
+    await clickButton('Stop session');
+    await seeText('Session stopped');
+    await seeText('Events: ended');
+    expect((await sdk.getSession(id)).status).toMatch(/STOPP(ING|ED)/);
+  });
+
+  it('resumes after the daemon connection drops, showing every event once', async () => {
+    const id = await openSession();
+    await page.type('#input-text', 'before the cut');
+    await clickButton('Send');
+    await seeText('received "before the cut"');
+    const cuts = proxy.cuts;
+    expect(proxy.cutAll()).toBeGreaterThan(0);
+    await page.type('#input-text', 'after the cut');
+    await clickButton('Send');
+    await seeText('received "after the cut"');
+    expect(proxy.cuts).toBeGreaterThan(cuts);
+    expect(await occurrences('received "before the cut"')).toBe(1);
+    expect(await occurrences('received "after the cut"')).toBe(1);
+    await clickButton('Raw events');
+    const seqs = await rawSeqs();
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(seqs.at(-1)).toBe((await sdk.getSession(id)).lastSeq);
+    await sdk.stopSession(id);
+  });
+
+  it('shows what an agent wrote as text: HTML, scripts and javascript: links do nothing', async () => {
+    await openSession();
+    const hostile =
+      '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> [click](javascript:window.__pwned=3) <a href="javascript:window.__pwned=4">x</a>';
+    await page.type('#input-text', hostile);
+    await clickButton('Send');
+    await seeText(`received "${hostile}"`);
+    expect(await occurrences('<script>window.__pwned=2</script>')).toBe(2);
+    expect(
+      await page.evaluate(
+        'document.querySelectorAll(\'main img, main script, main a[href^="javascript"]\').length',
+      ),
+    ).toBe(0);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+  });
+
+  it('can be used with the keyboard alone, focus always visible', async () => {
+    await go('#/');
+    const focused = () =>
+      page.evaluate('document.activeElement?.id || document.activeElement?.textContent');
+    const tabTo = async (target: string) => {
+      for (let i = 0; i < 20; i++) {
+        await page.keyboard.press('Tab');
+        if ((await focused()) === target) {
+          // The focused element shows it.
+          expect(
+            await page.evaluate('getComputedStyle(document.activeElement).outlineStyle'),
+          ).not.toBe('none');
+          return;
+        }
+      }
+      throw new Error(`Tab never reached ${target} (last: ${await focused()})`);
+    };
+    await tabTo('Sessions');
+    await page.keyboard.press('Enter');
+    await until("location.hash === '#/sessions' && document.activeElement?.id === 'main'");
+    await page.waitForSelector('#start-repo', { timeout: 15_000 });
+    await tabTo('start-repo');
+    await page.keyboard.type(repo());
+    await tabTo('start-prompt');
+    await page.keyboard.type('typed without a mouse');
+    await tabTo('Start task');
+    await page.keyboard.press('Enter');
+    await until("location.hash.startsWith('#/sessions/') && location.hash.length > 12");
+    await seeText('received "typed without a mouse"');
+  });
+
+  it('fits a phone: 390 by 844, nothing wider than the screen', async () => {
+    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+    await go('#/');
+    await seeText('serving');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await screenshot(page, 'phone-overview');
+    await openSession();
+    await page.type('#input-text', 'hello from a phone');
+    await clickButton('Send');
+    await seeText('received "hello from a phone"');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await expectAccessible();
+    await screenshot(page, 'phone-session');
+  });
+  it('refuses foreign hosts and origins, and changes without the cookie or the CSRF token; nothing changes', async () => {
+    const [cookie] = await page.cookies();
+    expect(cookie).toMatchObject({ name: 'bridge_console', httpOnly: true, sameSite: 'Strict' });
+    const jar = `${cookie?.name}=${cookie?.value}`;
+    const csrf = JSON.parse((await request('GET', '/api/csrf', { cookie: jar })).body)
+      .csrf as string;
+    const port = new URL(ui.origin).port;
+    const self = { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` };
+    const start = JSON.stringify({ provider: 'mock', repoPath: repo() });
+    const json = { 'content-type': 'application/json' };
+    const before = (await sdk.listSessions()).sessions.length;
+
+    // What the page does is allowed: the check is not refusing everything.
+    const page0 = await request('GET', '/', { cookie: jar, host: self.host });
+    expect(page0.status).toBe(200);
+    const csp = page0.headers['content-security-policy'] as string;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+
+    const refusals: [string, Awaited<ReturnType<typeof request>>, number, string][] = [
+      [
+        'a rebound DNS name',
+        await request('GET', '/api/overview', { cookie: jar, host: `evil.example:${port}` }),
+        421,
+        'answers to 127.0.0.1 only',
+      ],
+      [
+        'no cookie',
+        await request('GET', '/api/overview', { host: self.host }),
+        401,
+        'not signed in',
+      ],
+      [
+        'a wrong cookie',
+        await request('GET', '/api/overview', { cookie: 'bridge_console=forged', host: self.host }),
+        401,
+        'not signed in',
+      ],
+      [
+        'a cross-site fetch',
+        await request('GET', '/api/overview', { cookie: jar, 'sec-fetch-site': 'cross-site' }),
+        403,
+        'cross-site',
+      ],
+      [
+        'a foreign origin',
+        await request(
+          'POST',
+          '/api/sessions',
+          { ...json, cookie: jar, origin: 'http://evil.example', 'x-csrf-token': csrf },
+          start,
+        ),
+        403,
+        'cross-site request refused',
+      ],
+      [
+        'no CSRF token',
+        await request(
+          'POST',
+          '/api/sessions',
+          { ...json, cookie: jar, origin: self.origin },
+          start,
+        ),
+        403,
+        'CSRF token',
+      ],
+      [
+        'a wrong CSRF token',
+        await request(
+          'POST',
+          '/api/sessions',
+          { ...json, cookie: jar, origin: self.origin, 'x-csrf-token': 'x'.repeat(43) },
+          start,
+        ),
+        403,
+        'CSRF token',
+      ],
+      [
+        'no origin',
+        await request(
+          'POST',
+          '/api/sessions',
+          { ...json, cookie: jar, 'x-csrf-token': csrf },
+          start,
+        ),
+        403,
+        'must say its origin',
+      ],
+      [
+        'no cookie, with the token',
+        await request(
+          'POST',
+          '/api/sessions',
+          { ...json, origin: self.origin, 'x-csrf-token': csrf },
+          start,
+        ),
+        401,
+        'not signed in',
+      ],
+      [
+        'a form post',
+        await request(
+          'POST',
+          '/api/sessions',
+          {
+            cookie: jar,
+            origin: self.origin,
+            'x-csrf-token': csrf,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          'provider=mock',
+        ),
+        415,
+        'application/json',
+      ],
+    ];
+    for (const [what, res, status, message] of refusals) {
+      expect({ what, status: res.status }).toEqual({ what, status });
+      expect(JSON.parse(res.body).error, what).toContain(message);
+    }
+    expect((await sdk.listSessions()).sessions.length).toBe(before);
+  });
+});
