@@ -5,6 +5,7 @@ const ALL = [
   'packages/*/src/**/*.test.ts',
   'internal/*/src/**/*.test.ts',
   'cmd/*/src/**/*.test.ts',
+  'cmd/bridgectl/console/src/**/*.test.ts',
   'tests/src/**/*.test.ts',
   'bench/src/**/*.test.ts',
 ];

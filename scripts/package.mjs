@@ -28,6 +28,8 @@ function node(what, args) {
 ensureDeps();
 // packaging/tsconfig.json references exactly the programs the installation holds.
 node('tsc -b packaging', [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'packaging']);
+// bridgectl's web console page: bundled, not emitted by tsc; the package ships it.
+node('build-console', [join(root, 'scripts/build-console.mjs')]);
 rmSync(out, { recursive: true, force: true });
 // --legacy: pnpm 10's default deploy needs inject-workspace-packages=true,
 // which would make every workspace dependency a copy in development too

@@ -460,4 +460,42 @@ describe('the web console', () => {
     }
     expect((await sdk.listSessions()).sessions.length).toBe(before);
   });
+  it('posts to the context bus as a person, messages an agent, and shows the inbox', async () => {
+    const { sessionId } = await sdk.startSession({
+      provider: 'mock',
+      repoPath: repo(),
+      name: 'helper',
+    });
+    await go('#/collab');
+    await page.waitForSelector('#post-content', { timeout: 15_000 });
+    await page.type('#post-category', '-decision');
+    await page.type('#post-content', 'use <b>tabs</b>, not spaces');
+    await clickButton('Post');
+    await seeText('use <b>tabs</b>, not spaces');
+    expect(await page.evaluate("document.querySelectorAll('.posts b').length")).toBe(0);
+    // Another party's post comes in by itself.
+    await sdk.context.post({ category: 'finding', content: 'the build is green' });
+    await seeText('the build is green');
+
+    await page.type('#msg-to', 'helper');
+    await page.type('#msg-content', 'please look at the tests');
+    await clickButton('Send message');
+    await seeText('Sent to helper.');
+    await waitFor('the agent to answer the message it got as a turn', async () => {
+      const { lastSeq } = await sdk.getSession(sessionId);
+      const seen: string[] = [];
+      for await (const e of sdk.events(sessionId, { afterSeq: 0 })) {
+        seen.push(e.type);
+        if (e.seq >= lastSeq) break;
+      }
+      return seen.includes('MESSAGE_RECEIVED') && seen.includes('TURN_COMPLETED');
+    });
+
+    await sdk.messages.send({ person: 'sdk-test' }, 'a word for the person');
+    await go('#/collab');
+    await seeText('a word for the person');
+    await expectAccessible();
+    await screenshot(page, 'collab');
+    await sdk.stopSession(sessionId);
+  });
 });

@@ -157,6 +157,10 @@ describe('the installation (pnpm package)', () => {
         'bridge-daemon/dist/main.js',
         'bridge-ca/dist/main.js',
         'bridgectl/dist/main.js',
+        // The web console's page, built at packaging: `bridgectl ui` serves it as is.
+        'bridgectl/dist/console-assets/index.html',
+        'bridgectl/dist/console-assets/app.js',
+        'bridgectl/dist/console-assets/app.css',
       ]),
     );
     expect(ours.filter((f) => /\/(src|testing)(\/|$)|\.test\.|\.tsbuildinfo$/.test(f))).toEqual([]);

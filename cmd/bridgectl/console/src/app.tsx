@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { ApprovalsPage, waitingCount } from './pages/approvals';
+import { CollabPage } from './pages/collab';
 import { OverviewPage } from './pages/overview';
 import { SessionPage } from './pages/session';
 import { SessionsPage } from './pages/sessions';
@@ -9,6 +10,7 @@ const PAGES = [
   ['', 'Overview'],
   ['sessions', 'Sessions'],
   ['approvals', 'Approvals'],
+  ['collab', 'Context & messages'],
 ] as const;
 
 export function App() {
@@ -51,6 +53,8 @@ export function App() {
           <SessionsPage />
         ) : page === 'approvals' ? (
           <ApprovalsPage />
+        ) : page === 'collab' ? (
+          <CollabPage />
         ) : (
           <OverviewPage />
         )}

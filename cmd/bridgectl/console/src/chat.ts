@@ -127,7 +127,8 @@ export class Conversation {
         break;
       }
       case 'TURN_COMPLETED':
-        if (last?.kind === 'agent') last.streaming = false;
+        // Whatever was still streaming in this turn is all there is of it.
+        for (const item of this.items) if (item.kind === 'agent') item.streaming = false;
         this.items.push({ kind: 'turn', seq: e.seq, summary: turnSummary(d) });
         break;
       default: {

@@ -7,6 +7,7 @@ import {
   type SessionStatus,
 } from '@agent-bridge/bridgeclient';
 import type { ApprovalsWatch } from './approvals-watch.js';
+import { COLLAB_ROUTES } from './collab-api.js';
 import { openEventFeed, resumeFrom } from './event-feed.js';
 import { field, HttpError, readJson, sendJson } from './http-replies.js';
 import { startTask } from './start-task.js';
@@ -152,6 +153,7 @@ export const ROUTES: readonly [string, RegExp, Handler][] = [
   ['POST', /^\/api\/sessions\/([^/]+)\/stop$/, stop],
   ['GET', /^\/api\/approvals$/, approvals],
   ['POST', /^\/api\/approvals$/, respond],
+  ...COLLAB_ROUTES,
 ];
 
 /** An event as JSON for the page: the SDK's shape with its time as ISO text. */

@@ -20,7 +20,7 @@ export const assetsBuilt = (dir: string): boolean =>
 
 /** Serves one of the page's files; false when `path` is none of them. */
 export async function serveAsset(dir: string, path: string, res: ServerResponse): Promise<boolean> {
-  const known = FILES[path] ?? (path.startsWith('/#') ? FILES['/'] : undefined);
+  const known = FILES[path];
   if (!known) return false;
   const body = await readFile(join(dir, known[0]));
   res.writeHead(200, {

@@ -1,0 +1,229 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Alert } from '../alert';
+import { getJson, postJson } from '../api';
+import { usePolled, when } from '../live';
+
+interface Party {
+  kind: string;
+  id: string;
+  name: string;
+}
+
+interface Post {
+  id: number;
+  from: Party;
+  postedAt: string;
+  category: string;
+  priority: string;
+  content: string;
+  targets: string[];
+}
+
+interface Message {
+  id: number;
+  from: Party;
+  to: Party;
+  sentAt: string;
+  content: string;
+  deliver: string;
+}
+
+const who = (p: Party) => (p.kind === 'person' ? `${p.name} (person)` : p.name || p.id.slice(0, 8));
+
+/** The bus's posts, read on from the last one every few seconds. */
+function usePosts(): { posts: Post[]; error?: string; refresh: () => void } {
+  const [posts, setPosts] = useState<Post[]>([]);
+  const [error, setError] = useState<string | undefined>();
+  const cursor = useRef(0);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let gone = false;
+    const load = async () => {
+      try {
+        for (let page = 0; page < 10; page++) {
+          const got = await getJson<{ posts: Post[]; cursor: number }>(
+            `/api/context?after=${cursor.current}`,
+          );
+          if (gone || got.posts.length === 0) break;
+          cursor.current = got.cursor;
+          setPosts((p) => [...p, ...got.posts]);
+        }
+        if (!gone) setError(undefined);
+      } catch (err) {
+        if (!gone) setError((err as Error).message);
+      }
+    };
+    void load();
+    const timer = setInterval(load, 3_000);
+    return () => {
+      gone = true;
+      clearInterval(timer);
+    };
+  }, [tick]);
+  return { posts, error, refresh: () => setTick((t) => t + 1) };
+}
+
+function PostForm({ done }: { done: () => void }) {
+  const [category, setCategory] = useState('note');
+  const [content, setContent] = useState('');
+  const [priority, setPriority] = useState('info');
+  const [targets, setTargets] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  return (
+    <form
+      class="card"
+      aria-labelledby="post-h"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError(undefined);
+        try {
+          await postJson('/api/context', { category, content, priority, targets });
+          setContent('');
+          done();
+        } catch (err) {
+          setError((err as Error).message);
+        }
+      }}
+    >
+      <h2 id="post-h">Post to the context bus</h2>
+      <label for="post-category">Category</label>
+      <input
+        id="post-category"
+        required
+        value={category}
+        onInput={(e) => setCategory(e.currentTarget.value)}
+      />
+      <label for="post-content">Content</label>
+      <textarea
+        id="post-content"
+        rows={3}
+        required
+        value={content}
+        onInput={(e) => setContent(e.currentTarget.value)}
+      />
+      <label for="post-priority">Priority</label>
+      <select
+        id="post-priority"
+        value={priority}
+        onChange={(e) => setPriority(e.currentTarget.value)}
+      >
+        <option value="info">info</option>
+        <option value="high">high</option>
+        <option value="urgent">urgent</option>
+      </select>
+      <label for="post-targets">
+        For (session names or roles, comma-separated; empty: everyone)
+      </label>
+      <input id="post-targets" value={targets} onInput={(e) => setTargets(e.currentTarget.value)} />
+      <div class="actions">
+        <button type="submit">Post</button>
+      </div>
+      <Alert message={error} />
+    </form>
+  );
+}
+
+function MessageForm({ done }: { done: () => void }) {
+  const [toKind, setToKind] = useState('session');
+  const [to, setTo] = useState('');
+  const [content, setContent] = useState('');
+  const [deliver, setDeliver] = useState('turn');
+  const [error, setError] = useState<string | undefined>();
+  const [said, setSaid] = useState('');
+  return (
+    <form
+      class="card"
+      aria-labelledby="msg-h"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError(undefined);
+        try {
+          const r = await postJson<{ messages: Message[] }>('/api/messages', {
+            toKind,
+            to,
+            content,
+            deliver,
+          });
+          setContent('');
+          setSaid(`Sent to ${r.messages.map((m) => who(m.to)).join(', ')}.`);
+          done();
+        } catch (err) {
+          setError((err as Error).message);
+        }
+      }}
+    >
+      <h2 id="msg-h">Message an agent</h2>
+      <label for="msg-kind">To a</label>
+      <select id="msg-kind" value={toKind} onChange={(e) => setToKind(e.currentTarget.value)}>
+        <option value="session">session (name or id)</option>
+        <option value="role">role (every live session of it)</option>
+        <option value="person">person</option>
+      </select>
+      <label for="msg-to">Name</label>
+      <input id="msg-to" required value={to} onInput={(e) => setTo(e.currentTarget.value)} />
+      <label for="msg-content">Message</label>
+      <textarea
+        id="msg-content"
+        rows={3}
+        required
+        value={content}
+        onInput={(e) => setContent(e.currentTarget.value)}
+      />
+      <label for="msg-deliver">Deliver</label>
+      <select id="msg-deliver" value={deliver} onChange={(e) => setDeliver(e.currentTarget.value)}>
+        <option value="turn">as a turn: the agent gets it as input</option>
+        <option value="inbox">to its inbox: the agent reads it when it checks</option>
+      </select>
+      <div class="actions">
+        <button type="submit">Send message</button>
+      </div>
+      <p role="status" class="muted">
+        {said}
+      </p>
+      <Alert message={error} />
+    </form>
+  );
+}
+
+export function CollabPage() {
+  const { posts, error, refresh } = usePosts();
+  const inbox = usePolled<{ messages: Message[] }>('/api/messages', 5_000);
+  return (
+    <>
+      <h1>Context and messages</h1>
+      <section aria-labelledby="posts-h">
+        <h2 id="posts-h">Context bus</h2>
+        <Alert message={error} />
+        {posts.length === 0 ? <p>Nothing posted yet.</p> : null}
+        <ol class="plain posts">
+          {[...posts].reverse().map((p) => (
+            <li key={p.id} class="card post" data-post={p.id}>
+              <p class="muted">
+                #{p.id} · {p.category} · {p.priority} · {who(p.from)} · {when(p.postedAt)}
+                {p.targets.length ? ` · for ${p.targets.join(', ')}` : ''}
+              </p>
+              <p class="content">{p.content}</p>
+            </li>
+          ))}
+        </ol>
+      </section>
+      <PostForm done={refresh} />
+      <section aria-labelledby="inbox-h">
+        <h2 id="inbox-h">Your inbox</h2>
+        <Alert message={inbox.error} />
+        {inbox.data?.messages.length === 0 ? <p>No messages.</p> : null}
+        <ol class="plain">
+          {(inbox.data?.messages ?? []).map((m) => (
+            <li key={m.id} class="card" data-message={m.id}>
+              <p class="muted">
+                #{m.id} from {who(m.from)} · {when(m.sentAt)}
+              </p>
+              <p class="content">{m.content}</p>
+            </li>
+          ))}
+        </ol>
+      </section>
+      <MessageForm done={inbox.reload} />
+    </>
+  );
+}
