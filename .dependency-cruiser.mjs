@@ -113,7 +113,13 @@ export default {
       { path: '^cmd/bridgectl/' },
       {
         path: WORKSPACE,
-        pathNot: ['^cmd/bridgectl/', '^packages/(bridgeclient|proto)/', '^internal/cli/', SHARED],
+        pathNot: [
+          '^cmd/bridgectl/',
+          '^packages/(bridgeclient|proto)/',
+          '^internal/cli/',
+          SHARED,
+          WAITS,
+        ],
       },
     ),
     forbid(
