@@ -34,7 +34,7 @@ export const uiCommand: Command<CtlIo> = {
   notes: [
     'Prints a sign-in link that works once: open it in a browser on this host. The console',
     'calls the daemon with these connection settings; the browser gets a cookie, never them.',
-    'It opens no browser by itself, and runs until Ctrl-C.',
+    'It opens no browser by itself, and runs until Ctrl-C (exit 0).',
   ],
   async run(ctx) {
     const listen = listenOf(ctx.values.listen as string | undefined);

@@ -41,24 +41,29 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
   if (!LOOPBACK.has(host)) {
     throw new Error(`the console listens on a loopback address only, not "${host}"`);
   }
-  const lifetime = new AbortController();
-  const ctx: ApiContext = {
-    client: o.client,
-    approvals: new ApprovalsWatch(o.client, lifetime.signal),
-    target: o.target,
-    projectId: o.projectId,
-    startedAt: Date.now(),
-  };
-  let guard: RequestGuard | undefined;
+  // Requests wait for what is made once the port is ours.
+  let ready: { guard: RequestGuard; ctx: ApiContext } | undefined;
   const server = createServer((req, res) => {
-    void handle(guard as RequestGuard, ctx, o, req, res);
+    if (ready) void handle(ready.guard, ready.ctx, o, req, res);
+    else sendError(res, 503, 'starting');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port ?? 0, host === 'localhost' ? '127.0.0.1' : host, () => resolve());
   });
   const { port, address } = server.address() as AddressInfo;
-  guard = new RequestGuard(port);
+  const lifetime = new AbortController();
+  const guard = new RequestGuard(port);
+  ready = {
+    guard,
+    ctx: {
+      client: o.client,
+      approvals: new ApprovalsWatch(o.client, lifetime.signal),
+      target: o.target,
+      projectId: o.projectId,
+      startedAt: Date.now(),
+    },
+  };
   const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   return {
     origin,
