@@ -46,6 +46,11 @@ export async function buildConsole({ typecheck = true } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const dir = await buildConsole();
-  process.stderr.write(`build: the console page in ${dir}\n`);
+  try {
+    const dir = await buildConsole();
+    process.stderr.write(`build: the console page in ${dir}\n`);
+  } catch (err) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
 }

@@ -9,7 +9,7 @@
  * viewport, and axe-core finding no serious violation on any page.
  */
 import { mkdirSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { BridgeClient, permissionRequest, permissionResolution } from '@agent-bridge/bridgeclient';
 import { ASSETS_DIR, type RunningConsole, startConsole } from '@agent-bridge/bridgectl';
@@ -276,6 +276,40 @@ describe('the web console', () => {
     await sdk.stopSession(id);
   });
 
+  it('resumes after the browser connection drops, from the last seq it showed, nothing twice', async () => {
+    const id = await openSession();
+    await page.type('#input-text', 'before the drop');
+    await clickButton('Send');
+    await seeText('received "before the drop"');
+    // The turn is over: nothing more comes until the next input.
+    await seeText('Turn done');
+    const shown = Number(
+      /last seq (\d+)/.exec(String(await page.evaluate('document.body.textContent')))?.[1],
+    );
+    expect(shown).toBeGreaterThan(0);
+    const resumedFrom: string[] = [];
+    const watch = (req: IncomingMessage) => {
+      if (req.url?.startsWith(`/api/sessions/${id}/events`)) {
+        resumedFrom.push(String(req.headers['last-event-id']));
+      }
+    };
+    ui.server.on('request', watch);
+    // Every connection of the browser to the console is cut, its feed with them.
+    ui.server.closeAllConnections();
+    await sdk.sendInput(id, 'while cut off');
+    await seeText('received "while cut off"');
+    ui.server.off('request', watch);
+    // The browser came back from the last seq it had, not from the start.
+    expect(resumedFrom[0]).toBe(String(shown));
+    await seeText('Events: live');
+    expect(await occurrences('received "before the drop"')).toBe(1);
+    expect(await occurrences('received "while cut off"')).toBe(1);
+    await clickButton('Raw events');
+    const seqs = await rawSeqs();
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    await sdk.stopSession(id);
+  });
+
   it('shows what an agent wrote as text: HTML, scripts and javascript: links do nothing', async () => {
     await openSession();
     const hostile =
@@ -337,124 +371,127 @@ describe('the web console', () => {
     await expectAccessible();
     await screenshot(page, 'phone-session');
   });
-  it('refuses foreign hosts and origins, and changes without the cookie or the CSRF token; nothing changes', async () => {
-    const [cookie] = await page.cookies();
-    expect(cookie).toMatchObject({ name: 'bridge_console', httpOnly: true, sameSite: 'Strict' });
-    const jar = `${cookie?.name}=${cookie?.value}`;
-    const csrf = JSON.parse((await request('GET', '/api/csrf', { cookie: jar })).body)
-      .csrf as string;
+  it('refuses foreign hosts, origins and sites, and calls without both the cookie and the page key; nothing changes', async () => {
     const port = new URL(ui.origin).port;
-    const self = { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` };
+    const [cookie] = await page.cookies();
+    expect(cookie).toMatchObject({
+      name: `bridge_console_${port}`,
+      httpOnly: true,
+      sameSite: 'Strict',
+    });
+    const jar = `${cookie?.name}=${cookie?.value}`;
+    const key = String(await page.evaluate("localStorage.getItem('bridge-console-key')"));
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const origin = `http://127.0.0.1:${port}`;
     const start = JSON.stringify({ provider: 'mock', repoPath: repo() });
     const json = { 'content-type': 'application/json' };
     const before = (await sdk.listSessions()).sessions.length;
 
-    // What the page does is allowed: the check is not refusing everything.
-    const page0 = await request('GET', '/', { cookie: jar, host: self.host });
+    // What the page does is allowed: the checks do not refuse everything.
+    const page0 = await request('GET', '/', { cookie: jar });
     expect(page0.status).toBe(200);
     const csp = page0.headers['content-security-policy'] as string;
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
+    expect(
+      (await request('GET', '/api/overview', { cookie: jar, 'x-console-key': key })).status,
+    ).toBe(200);
 
-    const refusals: [string, Awaited<ReturnType<typeof request>>, number, string][] = [
+    const cases: [string, string, string, Record<string, string>, number, string][] = [
+      ['the page without the cookie', 'GET', '/', {}, 401, 'not signed in'],
       [
         'a rebound DNS name',
-        await request('GET', '/api/overview', { cookie: jar, host: `evil.example:${port}` }),
+        'GET',
+        '/api/overview',
+        { cookie: jar, 'x-console-key': key, host: `evil.example:${port}` },
         421,
         'answers to 127.0.0.1 only',
       ],
+      ['no cookie', 'GET', '/api/overview', { 'x-console-key': key }, 401, 'not signed in'],
       [
-        'no cookie',
-        await request('GET', '/api/overview', { host: self.host }),
+        'a forged cookie',
+        'GET',
+        '/api/overview',
+        { cookie: `bridge_console_${port}=forged`, 'x-console-key': key },
         401,
         'not signed in',
       ],
+      ['the cookie alone', 'GET', '/api/overview', { cookie: jar }, 403, 'page key'],
       [
-        'a wrong cookie',
-        await request('GET', '/api/overview', { cookie: 'bridge_console=forged', host: self.host }),
-        401,
-        'not signed in',
+        'a wrong key',
+        'GET',
+        '/api/overview',
+        { cookie: jar, 'x-console-key': 'x'.repeat(43) },
+        403,
+        'page key',
       ],
       [
         'a cross-site fetch',
-        await request('GET', '/api/overview', { cookie: jar, 'sec-fetch-site': 'cross-site' }),
+        'GET',
+        '/api/overview',
+        { cookie: jar, 'x-console-key': key, 'sec-fetch-site': 'cross-site' },
         403,
         'cross-site',
       ],
       [
+        'another port of 127.0.0.1',
+        'GET',
+        '/api/overview',
+        { cookie: jar, 'x-console-key': key, 'sec-fetch-site': 'same-site' },
+        403,
+        'same-site',
+      ],
+      [
         'a foreign origin',
-        await request(
-          'POST',
-          '/api/sessions',
-          { ...json, cookie: jar, origin: 'http://evil.example', 'x-csrf-token': csrf },
-          start,
-        ),
+        'POST',
+        '/api/sessions',
+        { ...json, cookie: jar, 'x-console-key': key, origin: 'http://evil.example' },
         403,
         'cross-site request refused',
       ],
-      [
-        'no CSRF token',
-        await request(
-          'POST',
-          '/api/sessions',
-          { ...json, cookie: jar, origin: self.origin },
-          start,
-        ),
-        403,
-        'CSRF token',
-      ],
-      [
-        'a wrong CSRF token',
-        await request(
-          'POST',
-          '/api/sessions',
-          { ...json, cookie: jar, origin: self.origin, 'x-csrf-token': 'x'.repeat(43) },
-          start,
-        ),
-        403,
-        'CSRF token',
-      ],
+      ['no page key', 'POST', '/api/sessions', { ...json, cookie: jar, origin }, 403, 'page key'],
       [
         'no origin',
-        await request(
-          'POST',
-          '/api/sessions',
-          { ...json, cookie: jar, 'x-csrf-token': csrf },
-          start,
-        ),
+        'POST',
+        '/api/sessions',
+        { ...json, cookie: jar, 'x-console-key': key },
         403,
         'must say its origin',
       ],
       [
-        'no cookie, with the token',
-        await request(
-          'POST',
-          '/api/sessions',
-          { ...json, origin: self.origin, 'x-csrf-token': csrf },
-          start,
-        ),
+        'no cookie, with the key',
+        'POST',
+        '/api/sessions',
+        { ...json, origin, 'x-console-key': key },
         401,
         'not signed in',
       ],
       [
         'a form post',
-        await request(
-          'POST',
-          '/api/sessions',
-          {
-            cookie: jar,
-            origin: self.origin,
-            'x-csrf-token': csrf,
-            'content-type': 'application/x-www-form-urlencoded',
-          },
-          'provider=mock',
-        ),
+        'POST',
+        '/api/sessions',
+        {
+          cookie: jar,
+          origin,
+          'x-console-key': key,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         415,
         'application/json',
       ],
+      [
+        'a wrong method',
+        'DELETE',
+        '/api/sessions',
+        { cookie: jar, origin, 'x-console-key': key },
+        405,
+        'not allowed',
+      ],
+      ['a broken path', 'GET', '//[', { cookie: jar }, 400, 'not a valid request path'],
     ];
-    for (const [what, res, status, message] of refusals) {
+    for (const [what, method, path, headers, status, message] of cases) {
+      const res = await request(method, path, headers, method === 'POST' ? start : undefined);
       expect({ what, status: res.status }).toEqual({ what, status });
       expect(JSON.parse(res.body).error, what).toContain(message);
     }

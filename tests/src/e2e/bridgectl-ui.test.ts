@@ -65,14 +65,23 @@ describe('bridgectl ui', () => {
       expect(output.text()).toContain(`console for 127.0.0.1:${daemon.port}`);
       const signIn = await fetch(link, { redirect: 'manual' });
       expect(signIn.status).toBe(303);
-      const cookie = signIn.headers.get('set-cookie') ?? '';
-      expect(cookie).toMatch(/^bridge_console=[A-Za-z0-9_-]+; HttpOnly; SameSite=Strict; Path=\/$/);
-      const jar = cookie.split(';')[0] as string;
       const origin = new URL(link).origin;
+      const cookie = signIn.headers.get('set-cookie') ?? '';
+      expect(cookie).toMatch(
+        new RegExp(
+          `^bridge_console_${new URL(link).port}=[A-Za-z0-9_-]+; HttpOnly; SameSite=Strict; Path=/$`,
+        ),
+      );
+      // The page key travels in the fragment, which the browser keeps to itself.
+      const key = /^\/#key=([A-Za-z0-9_-]{43})$/.exec(signIn.headers.get('location') ?? '')?.[1];
+      expect(key).toBeDefined();
+      const jar = cookie.split(';')[0] as string;
       const page = await fetch(`${origin}/`, { headers: { cookie: jar } });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<script type="module" src="/app.js">');
-      const overview = await fetch(`${origin}/api/overview`, { headers: { cookie: jar } });
+      const overview = await fetch(`${origin}/api/overview`, {
+        headers: { cookie: jar, 'x-console-key': key as string },
+      });
       expect(await overview.json()).toMatchObject({ health: { status: 'serving' } });
       expect((await fetch(link, { redirect: 'manual' })).status).toBe(403);
       proc.kill('SIGINT');

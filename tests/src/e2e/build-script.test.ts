@@ -41,6 +41,7 @@ describe('npm run build', () => {
     expect(r.stderr.trimEnd().split('\n')).toEqual([
       'build: tsc -b, every package of the workspace (unchanged ones are skipped)',
       `build: ${relative(REPO_ROOT, dir)}`,
+      'build: cmd/bridgectl/console (the web console page)',
       expect.stringMatching(/^build: done in \d+ s \(1 package built, the rest up to date\)$/),
     ]);
   });

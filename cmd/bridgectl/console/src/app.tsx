@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
-import { ApprovalsPage, waitingCount } from './pages/approvals';
+import { ApprovalsPage, useWaitingCount } from './pages/approvals';
 import { CollabPage } from './pages/collab';
 import { OverviewPage } from './pages/overview';
 import { SessionPage } from './pages/session';
@@ -20,7 +20,7 @@ export function App() {
   useEffect(() => {
     main.current?.focus();
   }, [page, id]);
-  const waiting = waitingCount.value;
+  const waiting = useWaitingCount();
   return (
     <>
       <button type="button" class="skip" onClick={() => main.current?.focus()}>

@@ -14,7 +14,7 @@ const ev = (type: string, text = '', data: Record<string, unknown> = {}): Sessio
 });
 
 describe('a conversation', () => {
-  it('folds deltas into one reply, tools with their results, permissions with their outcome', () => {
+  it('folds deltas into one reply (completed by its message, whatever came between), tools with their results, permissions with their outcome', () => {
     seq = 0;
     const c = new Conversation();
     for (const e of [
@@ -36,7 +36,7 @@ describe('a conversation', () => {
     }
     expect(c.items).toEqual([
       { kind: 'input', seq: 1, text: 'hi' },
-      { kind: 'agent', seq: 2, text: 'Hel' + 'lo', streaming: false },
+      { kind: 'agent', seq: 2, text: 'Hello', streaming: false },
       {
         kind: 'tool',
         seq: 4,
@@ -53,7 +53,6 @@ describe('a conversation', () => {
         summary: 'ls',
         outcome: 'allow once by caller',
       },
-      { kind: 'agent', seq: 8, text: 'Hello', streaming: false },
       { kind: 'turn', seq: 9, summary: 'Turn done: 3 in / 5 out tokens · $0.5000' },
     ]);
   });

@@ -64,24 +64,29 @@ const ERRORS: Partial<Record<string, Describe>> = {
 export class Conversation {
   readonly items: ChatItem[] = [];
   lastSeq = 0;
+  /** The reply being streamed: deltas grow it, its AGENT_MESSAGE completes it, whatever came between. */
+  private open: Extract<ChatItem, { kind: 'agent' }> | undefined;
 
   add(e: SessionEvent): boolean {
     if (e.seq <= this.lastSeq) return false;
     this.lastSeq = e.seq;
     const d = e.data ?? {};
-    const last = this.items[this.items.length - 1];
     switch (e.type) {
       case 'INPUT_RECEIVED':
         this.items.push({ kind: 'input', seq: e.seq, text: e.text });
         break;
       case 'AGENT_MESSAGE_DELTA':
-        if (last?.kind === 'agent' && last.streaming) last.text += e.text;
-        else this.items.push({ kind: 'agent', seq: e.seq, text: e.text, streaming: true });
+        if (this.open) this.open.text += e.text;
+        else {
+          this.open = { kind: 'agent', seq: e.seq, text: e.text, streaming: true };
+          this.items.push(this.open);
+        }
         break;
       case 'AGENT_MESSAGE':
-        if (last?.kind === 'agent' && last.streaming) {
-          last.streaming = false;
-          if (e.text) last.text = e.text;
+        if (this.open) {
+          this.open.streaming = false;
+          if (e.text) this.open.text = e.text;
+          this.open = undefined;
         } else if (e.text) {
           this.items.push({ kind: 'agent', seq: e.seq, text: e.text, streaming: false });
         }
@@ -127,8 +132,9 @@ export class Conversation {
         break;
       }
       case 'TURN_COMPLETED':
-        // Whatever was still streaming in this turn is all there is of it.
-        for (const item of this.items) if (item.kind === 'agent') item.streaming = false;
+        // A reply still streaming is all there is of it.
+        if (this.open) this.open.streaming = false;
+        this.open = undefined;
         this.items.push({ kind: 'turn', seq: e.seq, summary: turnSummary(d) });
         break;
       default: {

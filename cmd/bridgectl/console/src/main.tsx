@@ -1,3 +1,4 @@
+import './api';
 import { render } from 'preact';
 import { App } from './app';
 

@@ -4,7 +4,17 @@ import { signal } from '@preact/signals';
 export const route = signal<string[]>(parse());
 
 function parse(): string[] {
-  return location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  return location.hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((part) => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    });
 }
 
 addEventListener('hashchange', () => {

@@ -16,68 +16,121 @@ export interface WaitingApproval extends Omit<PermissionRequest, 'expiresAt'> {
   expiresAt: number;
 }
 
+/** How long the watch goes on after its last reader left (a page reloading comes back at once). */
+const LINGER_MS = 30_000;
+/** The most sessions followed at once. */
+const MAX_FOLLOWED = 200;
+
 /**
  * Every permission request that waits for an answer, across the project's
- * running sessions: each running session's events are followed from its
- * first, a request added when asked and removed when resolved (here, by
- * another client, by its timeout or the turn's end) or when the session
- * ends. Listeners hear of each change. Sessions are looked for every
- * `everyMs` while the watch lives.
+ * running sessions, while someone looks: each running session's events are
+ * followed (from its first, then from where the last read ended when a
+ * stream breaks), a request added when asked and removed when resolved
+ * (here, by another client, by its timeout or the turn's end) or when its
+ * session ends. Sessions are looked for every `everyMs`. It runs while it
+ * has subscribers, or for a while after `list(true)`, and stops a while
+ * after the last one left.
  */
 export class ApprovalsWatch {
   private readonly waiting = new Map<string, WaitingApproval>();
+  /** The sessions followed now. */
   private readonly followed = new Set<string>();
+  /** Where each session's reading got to: a broken stream resumes there. */
+  private readonly readTo = new Map<string, number>();
   private readonly listeners = new Set<() => void>();
+  private watching: AbortController | undefined;
+  private lingering: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly client: BridgeClient,
     private readonly lifetime: AbortSignal,
     private readonly everyMs = 1_000,
-  ) {
-    void this.look();
-  }
+  ) {}
 
-  /** The requests waiting now, the soonest to expire first. */
-  list(): WaitingApproval[] {
+  /** The requests waiting now, the soonest to expire first; `touch` keeps the watch on a while. */
+  list(touch = false): WaitingApproval[] {
+    if (touch) {
+      this.start();
+      this.linger();
+    }
     return [...this.waiting.values()].sort(
       (a, b) => (a.expiresAt || Infinity) - (b.expiresAt || Infinity) || a.seq - b.seq,
     );
   }
 
-  /** Calls `fn` after each change until the returned function is called. */
-  onChange(fn: () => void): () => void {
+  /** Calls `fn` after each change until the returned function is called; the watch runs meanwhile. */
+  subscribe(fn: () => void): () => void {
     this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    this.start();
+    return () => {
+      this.listeners.delete(fn);
+      if (this.listeners.size === 0) this.linger();
+    };
   }
 
   private changed(): void {
     for (const fn of this.listeners) fn();
   }
 
-  private async look(): Promise<void> {
-    while (!this.lifetime.aborted) {
+  private start(): void {
+    clearTimeout(this.lingering);
+    if (this.watching || this.lifetime.aborted) return;
+    const watching = new AbortController();
+    this.watching = watching;
+    const signal = AbortSignal.any([this.lifetime, watching.signal]);
+    void this.look(signal);
+  }
+
+  private linger(): void {
+    clearTimeout(this.lingering);
+    this.lingering = setTimeout(() => {
+      if (this.listeners.size > 0) return;
+      this.watching?.abort();
+      this.watching = undefined;
+    }, LINGER_MS);
+    this.lingering.unref();
+  }
+
+  private async look(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
       try {
-        for await (const s of this.client.sessions({
-          statuses: ['STARTING', 'RUNNING'],
-          signal: this.lifetime,
-        })) {
-          if (!this.followed.has(s.sessionId)) this.follow(s.sessionId, s.provider, s.name);
+        const running = new Set<string>();
+        for await (const s of this.client.sessions({ statuses: ['STARTING', 'RUNNING'], signal })) {
+          running.add(s.sessionId);
+          if (!this.followed.has(s.sessionId) && this.followed.size < MAX_FOLLOWED) {
+            this.follow(s.sessionId, s.provider, s.name, signal);
+          }
         }
+        this.forgetEnded(running);
       } catch {
         // The daemon away or busy: the next look tries again.
       }
-      await delay(this.everyMs, undefined, { signal: this.lifetime }).catch(() => undefined);
+      await delay(this.everyMs, undefined, { signal }).catch(() => undefined);
     }
   }
 
-  private follow(sessionId: string, provider: string, sessionName: string): void {
+  /** Sessions no longer running and not followed: nothing of them waits. */
+  private forgetEnded(running: Set<string>): void {
+    let dropped = false;
+    for (const [key, w] of this.waiting) {
+      if (!running.has(w.sessionId) && !this.followed.has(w.sessionId)) {
+        dropped = this.waiting.delete(key) || dropped;
+      }
+    }
+    for (const id of this.readTo.keys()) {
+      if (!running.has(id) && !this.followed.has(id)) this.readTo.delete(id);
+    }
+    if (dropped) this.changed();
+  }
+
+  private follow(sessionId: string, provider: string, sessionName: string, signal: AbortSignal) {
     this.followed.add(sessionId);
     void (async () => {
+      let ended = false;
       try {
-        for await (const e of this.client.events(sessionId, {
-          afterSeq: 0,
-          signal: this.lifetime,
-        })) {
+        const afterSeq = this.readTo.get(sessionId) ?? 0;
+        for await (const e of this.client.events(sessionId, { afterSeq, signal })) {
+          this.readTo.set(sessionId, e.seq);
           const request = permissionRequest(e);
           if (request && awaitsAnswer(request)) {
             this.waiting.set(`${sessionId}/${request.requestId}`, {
@@ -92,18 +145,24 @@ export class ApprovalsWatch {
           if (resolution && this.waiting.delete(`${sessionId}/${resolution.requestId}`)) {
             this.changed();
           }
-          if (isTerminal(e)) break;
+          if (isTerminal(e)) {
+            ended = true;
+            break;
+          }
         }
       } catch {
-        // The stream failed for good (the session is gone): nothing of it waits any more.
+        // A broken stream: the next look follows the session again, from where this one got to.
+      } finally {
+        this.followed.delete(sessionId);
       }
-      let dropped = false;
-      for (const [key, w] of this.waiting) {
-        if (w.sessionId === sessionId) dropped = this.waiting.delete(key);
+      if (ended) {
+        this.readTo.delete(sessionId);
+        let dropped = false;
+        for (const [key, w] of this.waiting) {
+          if (w.sessionId === sessionId) dropped = this.waiting.delete(key) || dropped;
+        }
+        if (dropped) this.changed();
       }
-      if (dropped) this.changed();
-      // A session that is still running (its stream broke) is found and followed again.
-      this.followed.delete(sessionId);
     })();
   }
 }

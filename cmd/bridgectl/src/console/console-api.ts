@@ -19,7 +19,10 @@ export interface ApiContext {
   /** Where the console's client connects, and for which project: shown on every page. */
   target: string;
   projectId: string;
-  startedAt: number;
+  /** Ends when the console stops. */
+  lifetime: AbortSignal;
+  /** Tasks started from the console, until they end. */
+  tasks: Set<Promise<unknown>>;
 }
 
 type Handler = (
@@ -29,13 +32,29 @@ type Handler = (
   params: { id: string; query: URLSearchParams },
 ) => Promise<void>;
 
+/** Refusals a retry would meet again. */
+const PERMANENT = new Set([400, 403, 404, 409]);
+
 const STATUSES = new Set<SessionStatus>(['STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED']);
 const DECISIONS = new Set<PermissionDecision>(['allow_once', 'allow_session', 'deny']);
 
 const overview: Handler = async (ctx, _req, res) => {
-  const [health, providers] = await Promise.all([ctx.client.health(), ctx.client.listProviders()]);
-  sendJson(res, 200, { target: ctx.target, projectId: ctx.projectId, health, providers });
+  const [health, providers, byState] = await Promise.all([
+    ctx.client.health(),
+    ctx.client.listProviders(),
+    countByState(ctx.client),
+  ]);
+  sendJson(res, 200, { target: ctx.target, projectId: ctx.projectId, health, providers, byState });
 };
+
+/** The project's sessions the daemon holds, counted by status (every page read). */
+async function countByState(client: BridgeClient): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for await (const s of client.sessions({ pageSize: 1000 })) {
+    counts[s.status] = (counts[s.status] ?? 0) + 1;
+  }
+  return counts;
+}
 
 const listSessions: Handler = async (ctx, _req, res, { query }) => {
   const state = query.get('state') ?? '';
@@ -46,16 +65,24 @@ const listSessions: Handler = async (ctx, _req, res, { query }) => {
   if (!Number.isSafeInteger(size) || size < 1 || size > 200) {
     throw new HttpError(400, 'size must be a whole number from 1 to 200');
   }
-  const page = await ctx.client.listSessions({
-    statuses: state ? [state as SessionStatus] : [],
-    pageSize: size,
-    pageToken: query.get('page') ?? '',
-  });
+  // The provider filter is the console's: pages are read on until one has a match.
   const provider = query.get('provider') ?? '';
-  sendJson(res, 200, {
-    sessions: provider ? page.sessions.filter((s) => s.provider === provider) : page.sessions,
-    nextPageToken: page.nextPageToken,
-  });
+  let pageToken = query.get('page') ?? '';
+  for (let read = 0; ; read++) {
+    const page = await ctx.client.listSessions({
+      statuses: state ? [state as SessionStatus] : [],
+      pageSize: size,
+      pageToken,
+    });
+    const sessions = provider
+      ? page.sessions.filter((s) => s.provider === provider)
+      : page.sessions;
+    if (sessions.length > 0 || page.nextPageToken === '' || read >= 20) {
+      sendJson(res, 200, { sessions, nextPageToken: page.nextPageToken });
+      return;
+    }
+    pageToken = page.nextPageToken;
+  }
 };
 
 const startSession: Handler = async (ctx, req, res) => {
@@ -66,7 +93,12 @@ const startSession: Handler = async (ctx, req, res) => {
   const name = field(body, 'name', false);
   if (body.task === true) {
     if (!prompt) throw new HttpError(400, 'a task needs a prompt');
-    const sessionId = await startTask(ctx.client, { provider, repoPath, prompt, name });
+    const sessionId = await startTask(
+      ctx.client,
+      { provider, repoPath, prompt, name },
+      ctx.lifetime,
+      ctx.tasks,
+    );
     sendJson(res, 201, { sessionId });
     return;
   }
@@ -101,23 +133,45 @@ const events: Handler = async (ctx, req, res, { id, query }) => {
     for await (const e of stream) await feed.send('session-event', eventJson(e), e.seq);
     await feed.send('end', {});
   } catch (err) {
-    if (!feed.closed.aborted) await feed.send('failure', { error: (err as Error).message });
+    // What will not change on a retry is said; anything else ends the
+    // response, and the browser reconnects after the last seq it got.
+    if (!feed.closed.aborted && PERMANENT.has(statusOf(err))) {
+      await feed.send('failure', { error: (err as Error).message });
+    }
   } finally {
     feed.end();
   }
 };
 
+/** The waiting requests, whenever they change: the latest list, never a queue of them. */
 const approvals: Handler = async (ctx, req, res) => {
   const feed = openEventFeed(req, res);
-  let sending = Promise.resolve();
-  // Each change sends the whole list, chained so that they arrive in order.
-  const push = () => {
-    sending = sending.then(() => feed.send('approvals', ctx.approvals.list()));
-  };
-  const off = ctx.approvals.onChange(push);
-  push();
-  await new Promise<void>((resolve) => feed.closed.addEventListener('abort', () => resolve()));
-  off();
+  let dirty = true;
+  let wake: () => void = () => {};
+  const off = ctx.approvals.subscribe(() => {
+    dirty = true;
+    wake();
+  });
+  const closed = new Promise<void>((resolve) =>
+    feed.closed.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  try {
+    while (!feed.closed.aborted) {
+      if (!dirty) {
+        await Promise.race([new Promise<void>((resolve) => (wake = resolve)), closed]);
+        continue;
+      }
+      dirty = false;
+      await feed.send('approvals', ctx.approvals.list());
+    }
+  } finally {
+    off();
+  }
+};
+
+/** The waiting requests now (the navigation's count). */
+const waiting: Handler = async (ctx, _req, res) => {
+  sendJson(res, 200, ctx.approvals.list(true));
 };
 
 const respond: Handler = async (ctx, req, res) => {
@@ -136,14 +190,9 @@ const respond: Handler = async (ctx, req, res) => {
   sendJson(res, 200, { seq });
 };
 
-const whoAmI: Handler = async (ctx, _req, res) => {
-  sendJson(res, 200, { target: ctx.target, projectId: ctx.projectId });
-};
-
 /** The API: method and path (":id" for a session id) to handler; GETs change nothing. */
 export const ROUTES: readonly [string, RegExp, Handler][] = [
   ['GET', /^\/api\/overview$/, overview],
-  ['GET', /^\/api\/whoami$/, whoAmI],
   ['GET', /^\/api\/sessions$/, listSessions],
   ['POST', /^\/api\/sessions$/, startSession],
   ['GET', /^\/api\/sessions\/([^/]+)$/, getSession],
@@ -152,6 +201,7 @@ export const ROUTES: readonly [string, RegExp, Handler][] = [
   ['POST', /^\/api\/sessions\/([^/]+)\/interrupt$/, interrupt],
   ['POST', /^\/api\/sessions\/([^/]+)\/stop$/, stop],
   ['GET', /^\/api\/approvals$/, approvals],
+  ['GET', /^\/api\/approvals\/waiting$/, waiting],
   ['POST', /^\/api\/approvals$/, respond],
   ...COLLAB_ROUTES,
 ];

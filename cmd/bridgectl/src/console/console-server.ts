@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BridgeClient } from '@agent-bridge/bridgeclient';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type BridgeClient, BridgeError } from '@agent-bridge/bridgeclient';
 import { ApprovalsWatch } from './approvals-watch.js';
 import { type ApiContext, ROUTES, statusOf } from './console-api.js';
-import { SECURITY_HEADERS, sendError } from './http-replies.js';
+import { HttpError, SECURITY_HEADERS, sendError } from './http-replies.js';
 import { RequestGuard } from './request-guard.js';
 import { serveAsset } from './static-assets.js';
 
@@ -25,6 +26,8 @@ export interface RunningConsole {
   signInUrl: string;
   /** http://127.0.0.1:<port> */
   origin: string;
+  /** The HTTP server itself (its connections, for one). */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -44,8 +47,11 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
   // Requests wait for what is made once the port is ours.
   let ready: { guard: RequestGuard; ctx: ApiContext } | undefined;
   const server = createServer((req, res) => {
-    if (ready) void handle(ready.guard, ready.ctx, o, req, res);
-    else sendError(res, 503, 'starting');
+    if (!ready) return sendError(res, 503, 'starting');
+    handle(ready.guard, ready.ctx, o, req, res).catch((err: unknown) => {
+      o.onError?.(err);
+      sendError(res, 500, 'the console failed (its output says why)');
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -61,15 +67,20 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       approvals: new ApprovalsWatch(o.client, lifetime.signal),
       target: o.target,
       projectId: o.projectId,
-      startedAt: Date.now(),
+      lifetime: lifetime.signal,
+      tasks: new Set(),
     },
   };
   const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   return {
     origin,
+    server,
     signInUrl: `${origin}/signin?token=${guard.signInToken}`,
     async close() {
       lifetime.abort();
+      // Tasks started here end with the console: each stops its session (ABORTED).
+      const tasks = Promise.allSettled([...(ready?.ctx.tasks ?? [])]);
+      await Promise.race([tasks, delay(15_000)]);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -83,51 +94,73 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://console.invalid');
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://console.invalid');
+  } catch {
+    return sendError(res, 400, 'not a valid request path');
+  }
   const refused = guard.checkSite(req);
   if (refused) return sendError(res, refused.status, refused.message);
-  if (req.method === 'GET' && url.pathname === '/signin') {
-    // A person who follows the link again, signed in already, just goes on.
-    const signIn =
-      'csrf' in guard.signedIn(req)
-        ? { cookie: undefined }
-        : guard.signInWith(url.searchParams.get('token') ?? '');
-    if ('status' in signIn) return sendError(res, signIn.status, signIn.message);
-    res.writeHead(303, {
-      ...SECURITY_HEADERS,
-      ...(signIn.cookie ? { 'set-cookie': signIn.cookie } : {}),
-      location: '/',
+  if (req.method === 'GET' && url.pathname === '/signin') return signIn(guard, req, url, res);
+  if (!url.pathname.startsWith('/api/')) {
+    // The page itself: the cookie is enough (a page load sends no key).
+    if (!guard.hasSession(req)) {
+      return sendError(res, 401, 'not signed in: open the one-time link `bridgectl ui` printed');
+    }
+    if (req.method === 'GET' && (await serveAsset(o.assetsDir, url.pathname, res))) return;
+    return sendError(res, 404, `no such page: ${url.pathname}`);
+  }
+  try {
+    const route = ROUTES.filter(([, path]) => path.test(url.pathname));
+    if (route.length === 0) return sendError(res, 404, `no such call: ${url.pathname}`);
+    const match = route.find(([method]) => method === req.method);
+    if (!match) {
+      res.setHeader('allow', route.map(([method]) => method).join(', '));
+      return sendError(res, 405, `${req.method} is not allowed on ${url.pathname}`);
+    }
+    const [method, path, handler] = match;
+    const refusal = guard.check(req, url.searchParams, method !== 'GET');
+    if (refusal) return sendError(res, refusal.status, refusal.message);
+    await handler(ctx, req, res, {
+      id: idOf(path.exec(url.pathname)?.[1]),
+      query: url.searchParams,
     });
+  } catch (err) {
+    const status = statusOf(err);
+    if (status >= 500 && !(err instanceof BridgeError)) {
+      o.onError?.(err);
+      return sendError(res, 500, 'the console failed (its output says why)');
+    }
+    sendError(res, status, (err as Error).message);
+  }
+}
+
+/** The one-time link: a cookie, and the page key in the fragment (never sent to a server). */
+function signIn(guard: RequestGuard, req: IncomingMessage, url: URL, res: ServerResponse): void {
+  if (guard.hasSession(req)) {
+    // Signed in already (the link followed again): the page has its key.
+    res.writeHead(303, { ...SECURITY_HEADERS, location: '/' });
     res.end();
     return;
   }
-  const session = guard.signedIn(req);
-  if ('status' in session) return sendError(res, session.status, session.message);
+  const session = guard.signInWith(url.searchParams.get('token') ?? '');
+  if ('status' in session) {
+    sendError(res, session.status, session.message);
+    return;
+  }
+  res.writeHead(303, {
+    ...SECURITY_HEADERS,
+    'set-cookie': session.cookie,
+    location: `/#key=${session.key}`,
+  });
+  res.end();
+}
+
+function idOf(raw: string | undefined): string {
   try {
-    if (req.method === 'GET' && url.pathname === '/api/csrf') {
-      res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'application/json' });
-      res.end(JSON.stringify({ csrf: session.csrf }));
-      return;
-    }
-    if (req.method === 'GET' && (await serveAsset(o.assetsDir, url.pathname, res))) return;
-    for (const [method, path, handler] of ROUTES) {
-      const m = path.exec(url.pathname);
-      if (!m) continue;
-      if (req.method !== method) continue;
-      if (method !== 'GET') {
-        const change = guard.mayChange(req);
-        if (change) return sendError(res, change.status, change.message);
-      }
-      await handler(ctx, req, res, {
-        id: decodeURIComponent(m[1] ?? ''),
-        query: url.searchParams,
-      });
-      return;
-    }
-    sendError(res, 404, `no such page: ${req.method} ${url.pathname}`);
-  } catch (err) {
-    const status = statusOf(err);
-    if (status >= 500) o.onError?.(err);
-    sendError(res, status, (err as Error).message);
+    return decodeURIComponent(raw ?? '');
+  } catch {
+    throw new HttpError(400, 'the session id in the path is not valid percent-encoding');
   }
 }

@@ -51,13 +51,18 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
   if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) {
     throw new HttpError(415, 'the body must be application/json');
   }
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) {
+    throw new HttpError(413, 'the body is over 1 MiB');
+  }
   const chunks: Buffer[] = [];
   let size = 0;
+  // Read to the end even past the bound (a chunked body says its size only
+  // as it comes), so that the answer reaches the browser; only 1 MiB is kept.
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, 'the body is over 1 MiB');
-    chunks.push(chunk as Buffer);
+    if (size <= MAX_BODY) chunks.push(chunk as Buffer);
   }
+  if (size > MAX_BODY) throw new HttpError(413, 'the body is over 1 MiB');
   let body: unknown;
   try {
     body = JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -7,7 +7,6 @@ export interface Refusal {
   message: string;
 }
 
-const COOKIE = 'bridge_console';
 const token = () => randomBytes(32).toString('base64url');
 
 function same(a: string, b: string): boolean {
@@ -16,31 +15,32 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function cookieOf(req: IncomingMessage): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name === COOKIE) return value.join('=');
-  }
-  return undefined;
-}
-
 /**
- * Who may use the console and how: a one-time sign-in token (in the URL
- * bridgectl prints) exchanged for an HttpOnly, SameSite=Strict cookie;
- * every request's Host must name this server (a page of another site that
- * rebinds its DNS name to 127.0.0.1 is refused), its Origin this server's
- * when it has one; a request that changes something needs the cookie, this
- * server's Origin and the CSRF token the page got once signed in.
+ * Who may use the console and how. The link bridgectl prints carries a
+ * sign-in token that works once; it is exchanged for two things: a session
+ * cookie (HttpOnly, SameSite=Strict, named after the port, since browsers
+ * send a cookie of 127.0.0.1 to every port) and a page key, handed to the
+ * page in the redirect's fragment (never sent to a server), which the page
+ * keeps in its origin's storage and sends with every API call (a header, or
+ * `?key=` where EventSource can set none). A request needs both: the cookie
+ * alone (sent by the browser to any server on 127.0.0.1) opens nothing, nor
+ * does the key outside the browser that signed in. Every request's Host
+ * must name this server (a site that rebinds its DNS name to 127.0.0.1 is
+ * refused), its Origin, when it has one, this server's, and no request may
+ * come from another site, or another port of this one.
  */
 export class RequestGuard {
   private signIn: string | undefined = token();
+  /** Session cookie value to its page key. */
   private readonly sessions = new Map<string, string>();
   private readonly hosts: Set<string>;
   private readonly origins: Set<string>;
+  readonly cookieName: string;
 
   constructor(port: number) {
     this.hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
     this.origins = new Set([...this.hosts].map((h) => `http://${h}`));
+    this.cookieName = `bridge_console_${port}`;
   }
 
   /** The sign-in token, until it is used. */
@@ -48,7 +48,7 @@ export class RequestGuard {
     return this.signIn;
   }
 
-  /** Host and Origin: checked on every request, signed in or not. */
+  /** Host, Origin and Fetch metadata: checked on every request, signed in or not. */
   checkSite(req: IncomingMessage): Refusal | undefined {
     const host = req.headers.host ?? '';
     if (!this.hosts.has(host)) {
@@ -61,17 +61,18 @@ export class RequestGuard {
     if (origin !== undefined && !this.origins.has(origin)) {
       return { status: 403, message: `cross-site request refused (origin ${origin})` };
     }
-    if (req.headers['sec-fetch-site'] === 'cross-site') {
-      return { status: 403, message: 'cross-site request refused' };
+    const site = req.headers['sec-fetch-site'];
+    if (site === 'cross-site' || site === 'same-site') {
+      return { status: 403, message: `${site} request refused` };
     }
     return undefined;
   }
 
   /**
-   * Exchanges the one-time token for a console session: the cookie to set,
-   * or a refusal (a wrong token, or one used already).
+   * Exchanges the one-time token for a console session: the cookie to set
+   * and the page key, or a refusal (a wrong token, or one used already).
    */
-  signInWith(offered: string): { cookie: string } | Refusal {
+  signInWith(offered: string): { cookie: string; key: string } | Refusal {
     if (this.signIn === undefined || !same(offered, this.signIn)) {
       return {
         status: 403,
@@ -81,33 +82,44 @@ export class RequestGuard {
     }
     this.signIn = undefined;
     const id = token();
-    this.sessions.set(id, token());
-    return { cookie: `${COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/` };
+    const key = token();
+    this.sessions.set(id, key);
+    return { cookie: `${this.cookieName}=${id}; HttpOnly; SameSite=Strict; Path=/`, key };
   }
 
-  /** The request's console session: its CSRF token, or a refusal when it has none. */
-  signedIn(req: IncomingMessage): { csrf: string } | Refusal {
-    const id = cookieOf(req);
-    const csrf = id === undefined ? undefined : this.sessions.get(id);
-    if (csrf === undefined) {
+  /** True when the request carries the cookie of a console session. */
+  hasSession(req: IncomingMessage): boolean {
+    return this.keyOf(req) !== undefined;
+  }
+
+  /**
+   * A request of the signed-in page: its cookie and, sent with it, its page
+   * key (`x-console-key`, or `?key=` for event feeds). A request that
+   * changes something must also name this server as its Origin.
+   */
+  check(req: IncomingMessage, query: URLSearchParams, changes: boolean): Refusal | undefined {
+    const key = this.keyOf(req);
+    if (key === undefined) {
       return {
         status: 401,
         message: 'not signed in: open the one-time link `bridgectl ui` printed',
       };
     }
-    return { csrf };
-  }
-
-  /** A request that changes something: signed in, from this server's page, with its CSRF token. */
-  mayChange(req: IncomingMessage): Refusal | undefined {
-    const session = this.signedIn(req);
-    if ('status' in session) return session;
-    if (req.headers.origin === undefined) {
+    const header = req.headers['x-console-key'];
+    const offered = typeof header === 'string' ? header : (query.get('key') ?? '');
+    if (!same(offered, key)) {
+      return { status: 403, message: 'missing or wrong page key: reload the page' };
+    }
+    if (changes && req.headers.origin === undefined) {
       return { status: 403, message: 'a request that changes something must say its origin' };
     }
-    const offered = req.headers['x-csrf-token'];
-    if (typeof offered !== 'string' || !same(offered, session.csrf)) {
-      return { status: 403, message: 'missing or wrong CSRF token: reload the page' };
+    return undefined;
+  }
+
+  private keyOf(req: IncomingMessage): string | undefined {
+    for (const part of (req.headers.cookie ?? '').split(';')) {
+      const [name, ...value] = part.trim().split('=');
+      if (name === this.cookieName) return this.sessions.get(value.join('='));
     }
     return undefined;
   }

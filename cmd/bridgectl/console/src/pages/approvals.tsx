@@ -1,28 +1,55 @@
 import { signal } from '@preact/signals';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Alert } from '../alert';
-import { postJson } from '../api';
+import { feed, getJson, postJson } from '../api';
 import { href } from '../router';
 import type { Approval } from '../types';
 
 const waiting = signal<Approval[]>([]);
-const feedError = signal<string | undefined>(undefined);
-/** How many requests wait now: the navigation shows it on every page. */
-export const waitingCount = {
-  get value() {
-    return waiting.value.length;
-  },
-};
 
-// One feed for the whole page: the server sends the full list at each change.
-const feed = new EventSource('/api/approvals');
-feed.addEventListener('approvals', (e) => {
-  waiting.value = JSON.parse((e as MessageEvent<string>).data) as Approval[];
-  feedError.value = undefined;
-});
-feed.addEventListener('error', () => {
-  feedError.value = 'The console lost its connection; it reconnects by itself.';
-});
+/**
+ * How many requests wait now, for the navigation on every page: read every
+ * few seconds (the approvals page's own feed updates it live meanwhile).
+ */
+export function useWaitingCount(): number {
+  useEffect(() => {
+    const load = () =>
+      getJson<Approval[]>('/api/approvals/waiting').then(
+        (list) => {
+          waiting.value = list;
+        },
+        () => undefined,
+      );
+    void load();
+    const timer = setInterval(load, 5_000);
+    return () => clearInterval(timer);
+  }, []);
+  return waiting.value.length;
+}
+
+type Link = 'connecting' | 'live' | 'reconnecting' | 'lost';
+
+/** The live list: one feed while the page shows, the whole list at each change. */
+function useApprovalsFeed(): { link: Link; reconnect: () => void } {
+  const [link, setLink] = useState<Link>('connecting');
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    const source = feed('/api/approvals');
+    source.addEventListener('open', () => setLink('live'));
+    source.addEventListener('approvals', (e) => {
+      waiting.value = JSON.parse((e as MessageEvent<string>).data) as Approval[];
+    });
+    source.addEventListener('error', () => {
+      // Closed for good (signed out, the console restarted): what it showed may be stale.
+      if (source.readyState === EventSource.CLOSED) {
+        waiting.value = [];
+        setLink('lost');
+      } else setLink('reconnecting');
+    });
+    return () => source.close();
+  }, [attempt]);
+  return { link, reconnect: () => setAttempt((a) => a + 1) };
+}
 
 const LABELS: Record<string, string> = {
   allow_once: 'Allow once',
@@ -94,17 +121,32 @@ function ApprovalCard({ a, now }: { a: Approval; now: number }) {
 
 export function ApprovalsPage() {
   const [now, setNow] = useState(Date.now());
+  const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 1_000);
     return () => clearInterval(t);
   }, []);
+  const { link, reconnect } = useApprovalsFeed();
   const list = waiting.value;
+  // A card answered here or elsewhere goes away: the focus it had moves to the heading.
+  useEffect(() => {
+    if (document.activeElement === document.body) heading.current?.focus();
+  }, [list]);
   return (
     <>
-      <h1>Approvals</h1>
-      {feedError.value ? (
-        <p role="status" class="error">
-          {feedError.value}
+      <h1 ref={heading} tabIndex={-1}>
+        Approvals
+      </h1>
+      {link === 'lost' ? (
+        <p role="alert" class="error">
+          The console lost this page&apos;s live list.{' '}
+          <button type="button" onClick={reconnect}>
+            Reconnect
+          </button>
+        </p>
+      ) : link === 'reconnecting' ? (
+        <p role="status" class="muted">
+          Reconnecting…
         </p>
       ) : null}
       <p role="status">

@@ -47,7 +47,7 @@ function Item({ item }: { item: ChatItem }) {
       );
     case 'error':
       return (
-        <li class="error" data-seq={item.seq} role="note">
+        <li class="error" data-seq={item.seq}>
           {item.text}
         </li>
       );
@@ -62,7 +62,7 @@ function Item({ item }: { item: ChatItem }) {
 
 export function ChatView({ items }: { items: ChatItem[] }) {
   return (
-    <ol class="chat" aria-label="Conversation" aria-live="polite">
+    <ol class="chat" aria-label="Conversation">
       {items.map((item) => (
         <Item key={item.seq} item={item} />
       ))}

@@ -38,7 +38,11 @@ function usePosts(): { posts: Post[]; error?: string; refresh: () => void } {
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let gone = false;
+    let busy = false;
     const load = async () => {
+      // One read at a time: two would start from the same cursor.
+      if (busy) return;
+      busy = true;
       try {
         for (let page = 0; page < 10; page++) {
           const got = await getJson<{ posts: Post[]; cursor: number }>(
@@ -46,11 +50,16 @@ function usePosts(): { posts: Post[]; error?: string; refresh: () => void } {
           );
           if (gone || got.posts.length === 0) break;
           cursor.current = got.cursor;
-          setPosts((p) => [...p, ...got.posts]);
+          setPosts((p) => {
+            const seen = new Set(p.map((x) => x.id));
+            return [...p, ...got.posts.filter((x) => !seen.has(x.id))];
+          });
         }
         if (!gone) setError(undefined);
       } catch (err) {
         if (!gone) setError((err as Error).message);
+      } finally {
+        busy = false;
       }
     };
     void load();

@@ -1,18 +1,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Alert } from '../alert';
-import { postJson } from '../api';
-import { Conversation } from '../chat';
+import { feed, postJson } from '../api';
+import { type ChatItem, Conversation } from '../chat';
 import { usePolled, when } from '../live';
 import type { SessionEvent, SessionInfo } from '../types';
 import { ChatView } from './chat-view';
 
-type Link = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'failed';
+type Link = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'failed' | 'lost';
 
 /**
  * A session's events from the console's feed, folded into its
  * conversation: the browser's EventSource reconnects by itself after a
  * drop and sends the last seq it got, so the feed resumes after it; a
- * repeat would be dropped by seq all the same.
+ * repeat would be dropped by seq all the same. A feed closed for good
+ * (signed out, the console restarted) can be opened again from the last
+ * seq shown.
  */
 function useSessionEvents(id: string) {
   const conversation = useRef(new Conversation());
@@ -20,9 +22,8 @@ function useSessionEvents(id: string) {
   const [, setVersion] = useState(0);
   const [link, setLink] = useState<Link>('connecting');
   const [failure, setFailure] = useState<string | undefined>();
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
-    conversation.current = new Conversation();
-    raw.current = [];
     let frame = 0;
     const redraw = () => {
       frame ||= requestAnimationFrame(() => {
@@ -30,7 +31,8 @@ function useSessionEvents(id: string) {
         setVersion((v) => v + 1);
       });
     };
-    const source = new EventSource(`/api/sessions/${encodeURIComponent(id)}/events?after=0`);
+    const after = conversation.current.lastSeq;
+    const source = feed(`/api/sessions/${encodeURIComponent(id)}/events?after=${after}`);
     source.addEventListener('open', () => setLink('live'));
     source.addEventListener('session-event', (m) => {
       const e = JSON.parse((m as MessageEvent<string>).data) as SessionEvent;
@@ -47,14 +49,26 @@ function useSessionEvents(id: string) {
       setLink('failed');
     });
     source.addEventListener('error', () => {
-      if (source.readyState !== EventSource.CLOSED) setLink('reconnecting');
+      setLink((l) =>
+        l === 'ended' || l === 'failed'
+          ? l
+          : source.readyState === EventSource.CLOSED
+            ? 'lost'
+            : 'reconnecting',
+      );
     });
     return () => {
       source.close();
       cancelAnimationFrame(frame);
     };
-  }, [id]);
-  return { conversation: conversation.current, raw: raw.current, link, failure };
+  }, [id, attempt]);
+  return {
+    conversation: conversation.current,
+    raw: raw.current,
+    link,
+    failure,
+    reconnect: () => setAttempt((a) => a + 1),
+  };
 }
 
 function Controls({ id, info }: { id: string; info: SessionInfo | undefined }) {
@@ -119,9 +133,18 @@ function Controls({ id, info }: { id: string; info: SessionInfo | undefined }) {
   );
 }
 
+/** The newest finished reply, for screen readers: announced once, when it is complete. */
+function lastReply(items: ChatItem[]): string {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item?.kind === 'agent' && !item.streaming) return `Agent: ${item.text.slice(0, 300)}`;
+  }
+  return '';
+}
+
 export function SessionPage({ id }: { id: string }) {
   const info = usePolled<SessionInfo>(`/api/sessions/${encodeURIComponent(id)}`, 2_000);
-  const { conversation, raw, link, failure } = useSessionEvents(id);
+  const { conversation, raw, link, failure, reconnect } = useSessionEvents(id);
   const [tab, setTab] = useState<'chat' | 'raw'>('chat');
   const s = info.data;
   return (
@@ -135,9 +158,20 @@ export function SessionPage({ id }: { id: string }) {
           {s.error ? <span class="error"> · {s.error}</span> : null}
         </p>
       ) : null}
-      <p class="muted" role="status">
-        Events: {link}
-        {failure ? `: ${failure}` : ''} · last seq {conversation.lastSeq}
+      <p class="muted">
+        <span role="status">
+          Events: {link}
+          {failure ? `: ${failure}` : ''}
+        </span>{' '}
+        · last seq {conversation.lastSeq}{' '}
+        {link === 'lost' ? (
+          <button type="button" onClick={reconnect}>
+            Reconnect
+          </button>
+        ) : null}
+      </p>
+      <p class="sr-only" aria-live="polite">
+        {lastReply(conversation.items)}
       </p>
       <Controls id={id} info={s} />
       <fieldset class="tabs">
