@@ -80,7 +80,7 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       lifetime.abort();
       // Tasks started here end with the console: each stops its session (ABORTED).
       const tasks = Promise.allSettled([...(ready?.ctx.tasks ?? [])]);
-      await Promise.race([tasks, delay(15_000)]);
+      await Promise.race([tasks, delay(15_000, undefined, { ref: false })]);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
