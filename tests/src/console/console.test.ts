@@ -65,7 +65,7 @@ afterAll(async () => {
 });
 
 /** Waits until the page's text contains `text`; fails with what it shows otherwise. */
-async function seeText(text: string, timeout = 15_000): Promise<void> {
+async function seeText(text: string, timeout = 30_000): Promise<void> {
   try {
     await page.waitForFunction(`document.body.textContent.includes(${JSON.stringify(text)})`, {
       timeout,
@@ -79,7 +79,7 @@ async function seeText(text: string, timeout = 15_000): Promise<void> {
 }
 
 /** Waits until `expression` (run in the page) is true. */
-async function until(expression: string, timeout = 15_000): Promise<void> {
+async function until(expression: string, timeout = 30_000): Promise<void> {
   await page.waitForFunction(expression, { timeout });
 }
 

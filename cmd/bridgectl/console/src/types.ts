@@ -53,6 +53,8 @@ export interface Overview {
   projectId: string;
   health: Health;
   providers: ProviderInfo[];
+  /** Every session of the project the daemon holds, counted by status. */
+  byState: Record<string, number>;
 }
 
 export interface Approval {

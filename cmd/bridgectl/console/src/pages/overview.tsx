@@ -1,6 +1,6 @@
 import { Alert } from '../alert';
 import { usePolled, when } from '../live';
-import type { Overview, SessionInfo } from '../types';
+import type { Overview } from '../types';
 
 function uptime(startedAt: string | undefined): string {
   if (!startedAt) return '—';
@@ -12,10 +12,6 @@ function uptime(startedAt: string | undefined): string {
 
 export function OverviewPage() {
   const { data, error } = usePolled<Overview>('/api/overview');
-  const recent = usePolled<{ sessions: SessionInfo[] }>('/api/sessions?size=200');
-  const byState = new Map<string, number>();
-  for (const s of recent.data?.sessions ?? [])
-    byState.set(s.status, (byState.get(s.status) ?? 0) + 1);
   return (
     <>
       <h1>Overview</h1>
@@ -51,7 +47,7 @@ export function OverviewPage() {
               {['STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED'].map((s) => (
                 <li key={s}>
                   <span class={`pill ${s.toLowerCase()}`}>{s.toLowerCase()}</span>{' '}
-                  {byState.get(s) ?? 0}
+                  {data.byState[s] ?? 0}
                 </li>
               ))}
             </ul>
