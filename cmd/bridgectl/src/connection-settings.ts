@@ -134,7 +134,12 @@ export const flagOf = (key: ProfileKey): string => `--${settingOf(key).flag}`;
  * relative to the working directory, those of a profile to its file. An
  * empty value counts as none.
  */
-export async function resolveSettings(values: OptionValues, io: CliIo): Promise<Settings> {
+export async function resolveSettings(
+  values: OptionValues,
+  io: CliIo,
+  /** Settings this command can do without (`ui` with a fleet has no one address). */
+  optional: readonly ProfileKey[] = [],
+): Promise<Settings> {
   const { env } = io;
   const named = (values.profile as string | undefined) ?? (env.BRIDGECTL_PROFILE || undefined);
   const name = named ?? 'dev';
@@ -163,7 +168,7 @@ export async function resolveSettings(values: OptionValues, io: CliIo): Promise<
     settings.values[s.key] = s.path ? resolve(io.cwd, given) : given;
     settings.from[s.key] = from;
   }
-  const missing = REQUIRED.filter((k) => settings.values[k] === undefined);
+  const missing = REQUIRED.filter((k) => settings.values[k] === undefined && !optional.includes(k));
   if (missing.length > 0) {
     const flags = missing.map(flagOf).join(', ');
     throw new CliError(

@@ -1,4 +1,4 @@
-import { BridgeClient } from '@agent-bridge/bridgeclient';
+import { BridgeClient, type BridgeClientOptions } from '@agent-bridge/bridgeclient';
 import { CliError, type CommandContext } from '@agent-bridge/cli';
 import { explainConnectionError } from './connection-errors.js';
 import { flagOf, resolveSettings, type Settings } from './connection-settings.js';
@@ -21,28 +21,46 @@ const SDK_OPTION = [
 
 /** A client for the settings; the files are read here so a bad one is named with its flag. */
 export function connect(settings: Settings): BridgeClient {
+  const options = clientOptionsOf(settings);
+  return sdkChecked(
+    settings,
+    () => new BridgeClient({ ...options, target: settings.values.address as string }),
+  );
+}
+
+/**
+ * The SDK's options for the settings, but the target: their files read and
+ * checked (a bad one is named with its flag), the retries and timeouts a
+ * person waiting at a terminal wants.
+ */
+export function clientOptionsOf(settings: Settings): Omit<BridgeClientOptions, 'target'> {
   const files = readSettingFiles(settings);
   const { values } = settings;
+  return {
+    mtls: {
+      ca: files.ca,
+      cert: files.cert,
+      key: files.key,
+      ...(values.server_name ? { serverName: values.server_name } : {}),
+    },
+    jwt: {
+      privateKey: files.jwtKey,
+      issuer: values.issuer as string,
+      subject: values.subject ?? 'bridgectl',
+      projectId: values.project as string,
+      ...(values.kid ? { keyId: values.kid } : {}),
+    },
+    // A person waits at the other end: fail in seconds, not after the SDK's minute of retries.
+    retry: { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 1000 },
+    timeouts: { callMs: 15_000, reconnectMs: 30_000 },
+  };
+}
+
+/** Runs `make`, naming an SDK option it refuses as the setting (flag, variable, profile key) it came from. */
+export function sdkChecked<T>(settings: Settings, make: () => T): T {
+  const { values } = settings;
   try {
-    return new BridgeClient({
-      target: values.address as string,
-      mtls: {
-        ca: files.ca,
-        cert: files.cert,
-        key: files.key,
-        ...(values.server_name ? { serverName: values.server_name } : {}),
-      },
-      jwt: {
-        privateKey: files.jwtKey,
-        issuer: values.issuer as string,
-        subject: values.subject ?? 'bridgectl',
-        projectId: values.project as string,
-        ...(values.kid ? { keyId: values.kid } : {}),
-      },
-      // A person waits at the other end: fail in seconds, not after the SDK's minute of retries.
-      retry: { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 1000 },
-      timeouts: { callMs: 15_000, reconnectMs: 30_000 },
-    });
+    return make();
   } catch (err) {
     if (!(err instanceof TypeError)) throw err;
     const option = SDK_OPTION.find(([name]) => err.message.startsWith(name));

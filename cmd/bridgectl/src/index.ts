@@ -6,6 +6,7 @@ export {
   type RunningConsole,
   startConsole,
 } from './console/console-server.js';
+export { type ConsoleTarget, daemonTarget, fleetTarget } from './console/console-target.js';
 export { ASSETS_DIR } from './console/static-assets.js';
 export type { CtlIo } from './ctl-io.js';
 export { EXIT } from './exit-codes.js';

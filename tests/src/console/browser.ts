@@ -8,6 +8,12 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  ASSETS_DIR,
+  type ConsoleTarget,
+  type RunningConsole,
+  startConsole,
+} from '@agent-bridge/bridgectl';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -68,4 +74,54 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);
+}
+
+/** What a console test does with its page (both given late: they exist once `beforeAll` ran). */
+export function consoleView(page: () => Page, origin: () => string) {
+  return {
+    /** Waits until the page's text contains `text`; fails with what it shows otherwise. */
+    async seeText(text: string, timeout = 30_000): Promise<void> {
+      try {
+        await page().waitForFunction(
+          `document.body.textContent.includes(${JSON.stringify(text)})`,
+          { timeout },
+        );
+      } catch (err) {
+        const shown = await page().evaluate('document.body.textContent');
+        throw new Error(
+          `the page did not show "${text}" within ${timeout} ms; it shows:\n${shown}`,
+          { cause: err },
+        );
+      }
+    },
+    /** Waits until `expression` (run in the page) is true. */
+    async until(expression: string, timeout = 30_000): Promise<void> {
+      await page().waitForFunction(expression, { timeout });
+    },
+    /** Opens the console's view `hash` (e.g. "#/sessions"). */
+    async go(hash: string): Promise<void> {
+      await page().goto(`${origin()}/${hash}`);
+      await page().waitForSelector('main h1', { timeout: 15_000 });
+    },
+    async clickButton(label: string): Promise<void> {
+      const handle = await page().waitForSelector(`::-p-aria(${label}[role="button"])`, {
+        timeout: 10_000,
+      });
+      await handle?.click();
+    },
+  };
+}
+
+/** A console for `target` (project "alpha"), and a browser page signed in to it. */
+export async function openConsole(
+  target: ConsoleTarget,
+): Promise<{ ui: RunningConsole; browser: Browser; page: Page }> {
+  const ui = await startConsole({ target, projectId: 'alpha', assetsDir: ASSETS_DIR });
+  const browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.setBypassCSP(false);
+  await page.setViewport({ width: 1200, height: 900 });
+  await page.goto(ui.signInUrl);
+  await page.waitForSelector('h1', { timeout: 15_000 });
+  return { ui, browser, page };
 }

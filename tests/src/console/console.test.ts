@@ -12,12 +12,12 @@ import { mkdirSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { BridgeClient, permissionRequest, permissionResolution } from '@agent-bridge/bridgeclient';
-import { ASSETS_DIR, type RunningConsole, startConsole } from '@agent-bridge/bridgectl';
+import { daemonTarget, type RunningConsole } from '@agent-bridge/bridgectl';
 import { startTcpProxy, type TcpProxy, useDaemon, waitFor, within } from '@agent-bridge/harness';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clientOptions } from '../sdk/helpers.js';
-import { launchBrowser, screenshot, seriousViolations } from './browser.js';
+import { consoleView, openConsole, screenshot, seriousViolations } from './browser.js';
 
 const daemon = useDaemon((scratch) => {
   mkdirSync(join(scratch, 'repo'));
@@ -42,18 +42,7 @@ beforeAll(async () => {
   client = new BridgeClient(clientOptions(daemon, { target: `127.0.0.1:${proxy.port}` }));
   // A second client, straight to the daemon: "elsewhere" for the console.
   sdk = new BridgeClient(clientOptions(daemon));
-  ui = await startConsole({
-    client,
-    target: 'test daemon',
-    projectId: 'alpha',
-    assetsDir: ASSETS_DIR,
-  });
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  await page.setBypassCSP(false);
-  await page.setViewport({ width: 1200, height: 900 });
-  await page.goto(ui.signInUrl);
-  await page.waitForSelector('h1', { timeout: 15_000 });
+  ({ ui, browser, page } = await openConsole(daemonTarget(client, 'test daemon')));
 }, 60_000);
 
 afterAll(async () => {
@@ -64,29 +53,10 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-/** Waits until the page's text contains `text`; fails with what it shows otherwise. */
-async function seeText(text: string, timeout = 30_000): Promise<void> {
-  try {
-    await page.waitForFunction(`document.body.textContent.includes(${JSON.stringify(text)})`, {
-      timeout,
-    });
-  } catch (err) {
-    const shown = await page.evaluate('document.body.textContent');
-    throw new Error(`the page did not show "${text}" within ${timeout} ms; it shows:\n${shown}`, {
-      cause: err,
-    });
-  }
-}
-
-/** Waits until `expression` (run in the page) is true. */
-async function until(expression: string, timeout = 30_000): Promise<void> {
-  await page.waitForFunction(expression, { timeout });
-}
-
-async function go(hash: string): Promise<void> {
-  await page.goto(`${ui.origin}/${hash}`);
-  await page.waitForSelector('main h1', { timeout: 15_000 });
-}
+const { seeText, until, go, clickButton } = consoleView(
+  () => page,
+  () => ui.origin,
+);
 
 async function expectAccessible(): Promise<void> {
   expect(await seriousViolations(page)).toEqual([]);
@@ -95,13 +65,6 @@ async function expectAccessible(): Promise<void> {
 /** The seqs of the raw events view, in the order shown. */
 async function rawSeqs(): Promise<number[]> {
   return page.$$eval('.raw li', (lis) => lis.map((li) => Number(li.getAttribute('data-seq'))));
-}
-
-async function clickButton(label: string): Promise<void> {
-  const handle = await page.waitForSelector(`::-p-aria(${label}[role="button"])`, {
-    timeout: 10_000,
-  });
-  await handle?.click();
 }
 
 /** How many times `text` occurs in the text of the page's conversation (all the page without one). */

@@ -2,88 +2,69 @@
 // daemon over mTLS, its settings from a profile file; the console it serves
 // reached over HTTP as a browser would (the pages themselves are driven in
 // Chromium by tests/src/console/).
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  captureOutput,
   createTestPki,
-  REPO_ROOT,
   startDaemon,
   type TestDaemon,
   within,
   writeCtlProfile,
 } from '@agent-bridge/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn, startUi } from './bridgectl-ui-process.js';
 
 let daemon: TestDaemon;
+/** A second daemon of the same PKI: with the first, a fleet. */
+let other: TestDaemon;
 let dir: string;
 let profiles: string;
 
 beforeAll(async () => {
   const pki = await createTestPki();
   dir = mkdtempSync(join(tmpdir(), 'bridgectl-ui-'));
-  daemon = await startDaemon({ pki });
+  [daemon, other] = await Promise.all([startDaemon({ pki }), startDaemon({ pki })]);
   profiles = writeCtlProfile(dir, daemon.port, pki);
 });
 afterAll(async () => {
-  await daemon?.stop();
+  await Promise.all([daemon?.stop(), other?.stop()]);
   rmSync(dir, { recursive: true, force: true });
 });
 
-function ui(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, BRIDGECTL_PROFILES: profiles };
-  for (const k of Object.keys(env))
-    if (k.startsWith('BRIDGECTL_') && k !== 'BRIDGECTL_PROFILES') delete env[k];
-  const proc = spawn(
-    process.execPath,
-    [
-      '--conditions=development',
-      '--import',
-      'tsx',
-      join(REPO_ROOT, 'cmd/bridgectl/src/main.ts'),
-      'ui',
-      ...args,
-    ],
-    { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const exited = once(proc, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  return { proc, output: captureOutput(proc), exited };
+const ui = (args: string[]) => startUi(profiles, args);
+
+/** Runs `ui …args`, which must refuse at once: its exit status and output. */
+async function refused(args: string[]): Promise<{ code: number | null; text: string }> {
+  const { output, exited } = ui(args);
+  const [code] = await within('bridgectl ui to refuse', exited, 30_000);
+  return { code, text: output.text() };
 }
 
 describe('bridgectl ui', () => {
   it('prints a sign-in link that works once, serves the console through it, and ends on Ctrl-C', async () => {
-    const { proc, output, exited } = ui([]);
+    const run = ui([]);
+    const { proc, exited } = run;
     try {
-      await output.waitFor('the sign-in link', /signin\?token=\S+\n/);
-      const link = /(http:\/\/127\.0\.0\.1:\d+\/signin\?token=\S+)/.exec(
-        output.text(),
-      )?.[1] as string;
-      expect(output.text()).toContain(`console for 127.0.0.1:${daemon.port}`);
-      const signIn = await fetch(link, { redirect: 'manual' });
-      expect(signIn.status).toBe(303);
-      const origin = new URL(link).origin;
-      const cookie = signIn.headers.get('set-cookie') ?? '';
-      expect(cookie).toMatch(
+      const signedIn = await signIn(run);
+      expect(run.output.text()).toContain(`console for 127.0.0.1:${daemon.port}`);
+      expect(signedIn.cookie).toMatch(
         new RegExp(
-          `^bridge_console_${new URL(link).port}=[A-Za-z0-9_-]+; HttpOnly; SameSite=Strict; Path=/$`,
+          `^bridge_console_${new URL(signedIn.link).port}=[A-Za-z0-9_-]+; HttpOnly; SameSite=Strict; Path=/$`,
         ),
       );
-      // The page key travels in the fragment, which the browser keeps to itself.
-      const key = /^\/#key=([A-Za-z0-9_-]{43})$/.exec(signIn.headers.get('location') ?? '')?.[1];
-      expect(key).toBeDefined();
-      const jar = cookie.split(';')[0] as string;
-      const page = await fetch(`${origin}/`, { headers: { cookie: jar } });
+      const page = await fetch(`${signedIn.origin}/`, {
+        headers: { cookie: signedIn.cookie.split(';')[0] as string },
+      });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<script type="module" src="/app.js">');
-      const overview = await fetch(`${origin}/api/overview`, {
-        headers: { cookie: jar, 'x-console-key': key as string },
+      const overview = await signedIn.get('/api/overview');
+      expect(await overview.json()).toMatchObject({
+        fleet: false,
+        daemons: [{ name: `127.0.0.1:${daemon.port}`, health: { status: 'serving' } }],
       });
-      expect(await overview.json()).toMatchObject({ health: { status: 'serving' } });
-      expect((await fetch(link, { redirect: 'manual' })).status).toBe(403);
+      expect((await fetch(signedIn.link, { redirect: 'manual' })).status).toBe(403);
       proc.kill('SIGINT');
       const [code] = await within('bridgectl ui to end on SIGINT', exited, 15_000);
       expect(code).toBe(0);
@@ -114,6 +95,81 @@ describe('bridgectl ui', () => {
       );
     } finally {
       busy.close();
+    }
+  });
+
+  it('serves a fleet of listed daemons, each reached with the profile, placing and routing sessions', async () => {
+    const run = ui([
+      '--daemon',
+      `one=127.0.0.1:${daemon.port}`,
+      '--daemon',
+      `two=127.0.0.1:${other.port}`,
+    ]);
+    try {
+      const signedIn = await signIn(run);
+      expect(run.output.text()).toContain('console for the fleet of one, two, project p1');
+      const overview = (await (await signedIn.get('/api/overview')).json()) as {
+        fleet: boolean;
+        daemons: { name: string; reachable: boolean; health: { status: string } }[];
+      };
+      expect(overview.fleet).toBe(true);
+      expect(overview.daemons.map((d) => [d.name, d.reachable, d.health.status])).toEqual([
+        ['one', true, 'serving'],
+        ['two', true, 'serving'],
+      ]);
+      // Started where the person says (a repository only two may use), listed there, found there.
+      const started = await signedIn.post('/api/sessions', {
+        provider: 'mock',
+        repoPath: join(other.dir, 'repos', 'app'),
+        daemon: 'two',
+      });
+      expect(started.status).toBe(201);
+      const { sessionId } = (await started.json()) as { sessionId: string };
+      const listed = (await (await signedIn.get('/api/sessions')).json()) as {
+        sessions: { sessionId: string; daemon: string }[];
+      };
+      expect(listed.sessions.find((s) => s.sessionId === sessionId)?.daemon).toBe('two');
+      const one = (await (await signedIn.get(`/api/sessions/${sessionId}`)).json()) as {
+        daemon: string;
+      };
+      expect(one.daemon).toBe('two');
+      const unknown = await signedIn.post('/api/sessions', {
+        provider: 'mock',
+        repoPath: join(other.dir, 'repos', 'app'),
+        daemon: 'three',
+      });
+      expect(unknown.status).toBe(400);
+      expect(await unknown.json()).toEqual({ error: 'the fleet has no daemon "three"' });
+      expect((await signedIn.post(`/api/sessions/${sessionId}/stop`, {})).status).toBe(200);
+      run.proc.kill('SIGINT');
+      const [code] = await within('bridgectl ui to end on SIGINT', run.exited, 15_000);
+      expect(code).toBe(0);
+    } finally {
+      run.proc.kill('SIGKILL');
+    }
+  });
+
+  it('refuses a fleet it cannot use, in one line each', async () => {
+    const cases: [string[], string][] = [
+      [['--daemon', 'one'], '--daemon is NAME=HOST:PORT'],
+      [
+        ['--daemon', 'one=127.0.0.1:1', '--daemon', 'one=127.0.0.1:2'],
+        '--daemon names "one" twice',
+      ],
+      [
+        ['--daemon', 'one=127.0.0.1:1', '--nats', 'tls://127.0.0.1:1'],
+        'a fleet is --daemon … or --nats …, not both',
+      ],
+      [
+        ['--nats', 'tls://127.0.0.1:1', '--fleet', 'f'],
+        '--nats needs --nats-ca, --nats-cert, --nats-key as well',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const { code, text } = await refused(args);
+      expect(code, args.join(' ')).toBe(2);
+      expect(text).toBe(`bridgectl: ${message}${text.slice(`bridgectl: ${message}`.length)}`);
+      expect(text.split('\n').length, text).toBe(2);
     }
   });
 });

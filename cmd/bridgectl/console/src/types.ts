@@ -14,6 +14,8 @@ export interface SessionInfo {
   lastSeq: number;
   name: string;
   role: string;
+  /** With a fleet: the daemon it lives on. */
+  daemon?: string;
 }
 
 export interface SessionEvent {
@@ -48,13 +50,30 @@ interface Health {
   providers: { provider: string; available: boolean; error: string; warning: string }[];
 }
 
+export interface DaemonView {
+  name: string;
+  reachable: boolean;
+  error?: string;
+  health?: Health;
+  providers?: ProviderInfo[];
+  byState?: Record<string, number>;
+}
+
 export interface Overview {
+  /** The daemon's address, or the fleet's name. */
   target: string;
+  fleet: boolean;
   projectId: string;
-  health: Health;
-  providers: ProviderInfo[];
-  /** Every session of the project the daemon holds, counted by status. */
+  daemons: DaemonView[];
+  /** Every session of the project the daemons that answered hold, counted by status. */
   byState: Record<string, number>;
+}
+
+/** The providers any daemon that answered offers, each once. */
+export function providersOf(o: Overview | undefined): string[] {
+  const ids = new Set<string>();
+  for (const d of o?.daemons ?? []) for (const p of d.providers ?? []) ids.add(p.id);
+  return [...ids].sort();
 }
 
 export interface Approval {

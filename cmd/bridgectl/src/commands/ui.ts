@@ -2,9 +2,11 @@ import { CliError, type Command } from '@agent-bridge/cli';
 import { connect } from '../connection.js';
 import { resolveSettings } from '../connection-settings.js';
 import { startConsole } from '../console/console-server.js';
+import { type ConsoleTarget, daemonTarget, fleetTarget } from '../console/console-target.js';
 import { ASSETS_DIR, assetsBuilt } from '../console/static-assets.js';
 import type { CtlIo } from '../ctl-io.js';
 import { EXIT } from '../exit-codes.js';
+import { connectFleet, type FleetFlags, namesFleet } from '../fleet-connection.js';
 
 /** `--listen` as host and port: a loopback host, a port (0: any free one). */
 function listenOf(value: string | undefined): { host: string; port: number } {
@@ -23,38 +25,88 @@ function listenOf(value: string | undefined): { host: string; port: number } {
 export const uiCommand: Command<CtlIo> = {
   name: 'ui',
   summary: 'the web console on 127.0.0.1: sessions, conversations, approvals, in a browser',
-  usage: 'bridgectl ui [--listen 127.0.0.1:PORT]',
+  usage: 'bridgectl ui [--listen 127.0.0.1:PORT] [--daemon NAME=HOST:PORT … | --nats URL …]',
   options: {
     listen: {
       type: 'string',
       value: 'HOST:PORT',
       description: 'where the console listens: a loopback address (default 127.0.0.1, a free port)',
     },
+    daemon: {
+      type: 'string',
+      value: 'NAME=HOST:PORT',
+      multiple: true,
+      description: 'a daemon of a fleet (give one per daemon); instead of --address',
+    },
+    nats: {
+      type: 'string',
+      value: 'URL',
+      multiple: true,
+      description: "a tls:// server of a fleet's NATS cluster: the daemons it lists",
+    },
+    fleet: {
+      type: 'string',
+      value: 'NAME',
+      description: 'with --nats: the fleet (its fleet.name)',
+    },
+    'nats-ca': { type: 'string', value: 'FILE', description: "with --nats: the NATS servers' CA" },
+    'nats-cert': {
+      type: 'string',
+      value: 'FILE',
+      description: 'with --nats: a client certificate',
+    },
+    'nats-key': {
+      type: 'string',
+      value: 'FILE',
+      description: "with --nats: that certificate's key",
+    },
   },
   notes: [
     'Prints a sign-in link that works once: open it in a browser on this host. The console',
     'calls the daemon with these connection settings; the browser gets a cookie, never them.',
     'It opens no browser by itself, and runs until Ctrl-C (exit 0).',
+    'A fleet: each --daemon, or each daemon the fleet on NATS lists, is reached with the',
+    'same credentials (certificate, key, JWT key, project); sessions start where there is room.',
   ],
   async run(ctx) {
     const listen = listenOf(ctx.values.listen as string | undefined);
     if (!assetsBuilt(ASSETS_DIR)) {
       throw new CliError(EXIT.file, 'ui: the console page is not built: run `npm run build`');
     }
-    const settings = await resolveSettings(ctx.values, ctx.io);
-    const client = connect(settings);
+    const flags: FleetFlags = {
+      daemons: (ctx.values.daemon as string[] | undefined) ?? [],
+      nats: (ctx.values.nats as string[] | undefined) ?? [],
+      fleet: ctx.values.fleet as string | undefined,
+      natsCa: ctx.values['nats-ca'] as string | undefined,
+      natsCert: ctx.values['nats-cert'] as string | undefined,
+      natsKey: ctx.values['nats-key'] as string | undefined,
+    };
+    const fleet = namesFleet(flags);
+    const settings = await resolveSettings(ctx.values, ctx.io, fleet ? ['address'] : []);
+    let target: ConsoleTarget;
+    let closeTarget: () => void;
+    if (fleet) {
+      const found = await connectFleet(settings, flags, ctx.io.cwd);
+      target = fleetTarget(found.fleet, found.label);
+      closeTarget = () => found.fleet.close();
+    } else {
+      const client = connect(settings);
+      target = daemonTarget(client, settings.values.address as string);
+      closeTarget = () => client.close();
+    }
     const running = await startConsole({
-      client,
-      target: settings.values.address as string,
+      target,
       projectId: settings.values.project as string,
       assetsDir: ASSETS_DIR,
       ...listen,
       onError: (err) => ctx.io.stderr(`ui: ${(err as Error).message}\n`),
     }).catch((err: Error) => {
-      client.close();
+      closeTarget();
       throw new CliError(EXIT.usage, `ui: ${err.message}`);
     });
-    ctx.io.stdout(`console for ${settings.values.address}, project ${settings.values.project}\n`);
+    ctx.io.stdout(
+      `console for ${fleet ? `the fleet ${target.label}` : target.label}, project ${settings.values.project}\n`,
+    );
     ctx.io.stdout(`open this link once, in a browser on this host:\n  ${running.signInUrl}\n`);
     const signal = ctx.io.signal;
     if (signal && !signal.aborted) {
@@ -63,7 +115,7 @@ export const uiCommand: Command<CtlIo> = {
       );
     }
     await running.close();
-    client.close();
+    closeTarget();
     return {};
   },
 };

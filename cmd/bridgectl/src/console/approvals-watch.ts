@@ -1,12 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   awaitsAnswer,
-  type BridgeClient,
   isTerminal,
   type PermissionRequest,
   permissionRequest,
   permissionResolution,
 } from '@agent-bridge/bridgeclient';
+import type { ConsoleTarget } from './console-target.js';
 
 /** A permission request that waits for a person, as the approvals page shows it. */
 export interface WaitingApproval extends Omit<PermissionRequest, 'expiresAt'> {
@@ -42,7 +42,7 @@ export class ApprovalsWatch {
   private lingering: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly client: BridgeClient,
+    private readonly target: Pick<ConsoleTarget, 'liveSessions' | 'calls'>,
     private readonly lifetime: AbortSignal,
     private readonly everyMs = 1_000,
   ) {}
@@ -95,7 +95,7 @@ export class ApprovalsWatch {
     while (!signal.aborted) {
       try {
         const running = new Set<string>();
-        for await (const s of this.client.sessions({ statuses: ['STARTING', 'RUNNING'], signal })) {
+        for await (const s of this.target.liveSessions(signal)) {
           running.add(s.sessionId);
           if (!this.followed.has(s.sessionId) && this.followed.size < MAX_FOLLOWED) {
             this.follow(s.sessionId, s.provider, s.name, signal);
@@ -129,7 +129,7 @@ export class ApprovalsWatch {
       let ended = false;
       try {
         const afterSeq = this.readTo.get(sessionId) ?? 0;
-        for await (const e of this.client.events(sessionId, { afterSeq, signal })) {
+        for await (const e of this.target.calls.events(sessionId, { afterSeq, signal })) {
           this.readTo.set(sessionId, e.seq);
           const request = permissionRequest(e);
           if (request && awaitsAnswer(request)) {

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BridgeClient, Priority, Recipient } from '@agent-bridge/bridgeclient';
+import type { Priority, Recipient } from '@agent-bridge/bridgeclient';
+import type { ConsoleTarget } from './console-target.js';
 import { field, HttpError, readJson, sendJson } from './http-replies.js';
 
 /** The collaboration handlers' part of the API context. */
 interface CollabContext {
-  client: BridgeClient;
+  target: Pick<ConsoleTarget, 'collab'>;
 }
 
 type Handler = (
@@ -22,7 +23,8 @@ const readPosts: Handler = async (ctx, _req, res, { query }) => {
   if (!Number.isSafeInteger(after) || after < 0) {
     throw new HttpError(400, 'after must be a post id (0, 1, 2, …)');
   }
-  sendJson(res, 200, await ctx.client.context.read({ afterId: after, limit: 200 }));
+  const { client, daemon } = await ctx.target.collab();
+  sendJson(res, 200, { daemon, ...(await client.context.read({ afterId: after, limit: 200 })) });
 };
 
 /** A post as the person the console's credentials name. */
@@ -36,7 +38,8 @@ const post: Handler = async (ctx, req, res) => {
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  const posted = await ctx.client.context.post({
+  const { client } = await ctx.target.collab();
+  const posted = await client.context.post({
     category: field(body, 'category'),
     content: field(body, 'content'),
     priority,
@@ -47,7 +50,8 @@ const post: Handler = async (ctx, req, res) => {
 
 /** The person's inbox, unread first (what it shows is read from then on). */
 const inbox: Handler = async (ctx, _req, res) => {
-  sendJson(res, 200, { messages: await ctx.client.messages.list({ limit: 100 }) });
+  const { client } = await ctx.target.collab();
+  sendJson(res, 200, { messages: await client.messages.list({ limit: 100 }) });
 };
 
 /** A message to a session (by name or id) or to every live session of a role. */
@@ -64,7 +68,8 @@ const send: Handler = async (ctx, req, res) => {
   if (deliver !== 'inbox' && deliver !== 'turn') {
     throw new HttpError(400, 'deliver must be inbox or turn');
   }
-  const sent = await ctx.client.messages.send(recipient, field(body, 'content'), { deliver });
+  const { client } = await ctx.target.collab();
+  const sent = await client.messages.send(recipient, field(body, 'content'), { deliver });
   sendJson(res, 201, { messages: sent });
 };
 

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  type BridgeClient,
   BridgeError,
   type PermissionDecision,
   type SessionEvent,
@@ -8,16 +7,17 @@ import {
 } from '@agent-bridge/bridgeclient';
 import type { ApprovalsWatch } from './approvals-watch.js';
 import { COLLAB_ROUTES } from './collab-api.js';
+import type { ConsoleTarget } from './console-target.js';
 import { openEventFeed, resumeFrom } from './event-feed.js';
 import { field, HttpError, readJson, sendJson } from './http-replies.js';
 import { startTask } from './start-task.js';
 
 /** What the API's handlers work with. */
 export interface ApiContext {
-  client: BridgeClient;
+  /** The daemon or fleet the console calls. */
+  target: ConsoleTarget;
   approvals: ApprovalsWatch;
-  /** Where the console's client connects, and for which project: shown on every page. */
-  target: string;
+  /** The project of the console's credentials: shown on every page. */
   projectId: string;
   /** Ends when the console stops. */
   lifetime: AbortSignal;
@@ -39,22 +39,22 @@ const STATUSES = new Set<SessionStatus>(['STARTING', 'RUNNING', 'STOPPING', 'STO
 const DECISIONS = new Set<PermissionDecision>(['allow_once', 'allow_session', 'deny']);
 
 const overview: Handler = async (ctx, _req, res) => {
-  const [health, providers, byState] = await Promise.all([
-    ctx.client.health(),
-    ctx.client.listProviders(),
-    countByState(ctx.client),
-  ]);
-  sendJson(res, 200, { target: ctx.target, projectId: ctx.projectId, health, providers, byState });
-};
-
-/** The project's sessions the daemon holds, counted by status (every page read). */
-async function countByState(client: BridgeClient): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for await (const s of client.sessions({ pageSize: 1000 })) {
-    counts[s.status] = (counts[s.status] ?? 0) + 1;
+  const daemons = await ctx.target.daemons();
+  // Every session of the project, counted by status across the daemons that answered.
+  const byState: Record<string, number> = {};
+  for (const d of daemons) {
+    for (const [state, n] of Object.entries(d.byState ?? {})) {
+      byState[state] = (byState[state] ?? 0) + n;
+    }
   }
-  return counts;
-}
+  sendJson(res, 200, {
+    target: ctx.target.label,
+    fleet: ctx.target.fleet,
+    projectId: ctx.projectId,
+    daemons,
+    byState,
+  });
+};
 
 const listSessions: Handler = async (ctx, _req, res, { query }) => {
   const state = query.get('state') ?? '';
@@ -65,24 +65,13 @@ const listSessions: Handler = async (ctx, _req, res, { query }) => {
   if (!Number.isSafeInteger(size) || size < 1 || size > 200) {
     throw new HttpError(400, 'size must be a whole number from 1 to 200');
   }
-  // The provider filter is the console's: pages are read on until one has a match.
-  const provider = query.get('provider') ?? '';
-  let pageToken = query.get('page') ?? '';
-  for (let read = 0; ; read++) {
-    const page = await ctx.client.listSessions({
-      statuses: state ? [state as SessionStatus] : [],
-      pageSize: size,
-      pageToken,
-    });
-    const sessions = provider
-      ? page.sessions.filter((s) => s.provider === provider)
-      : page.sessions;
-    if (sessions.length > 0 || page.nextPageToken === '' || read >= 20) {
-      sendJson(res, 200, { sessions, nextPageToken: page.nextPageToken });
-      return;
-    }
-    pageToken = page.nextPageToken;
-  }
+  const page = await ctx.target.listSessions({
+    statuses: state ? [state as SessionStatus] : [],
+    provider: query.get('provider') ?? '',
+    pageSize: size,
+    pageToken: query.get('page') ?? '',
+  });
+  sendJson(res, 200, page);
 };
 
 const startSession: Handler = async (ctx, req, res) => {
@@ -91,10 +80,12 @@ const startSession: Handler = async (ctx, req, res) => {
   const repoPath = field(body, 'repoPath');
   const prompt = field(body, 'prompt', false);
   const name = field(body, 'name', false);
+  // With a fleet, a daemon of the person's choosing; none: the one with the most room.
+  const daemon = field(body, 'daemon', false);
   if (body.task === true) {
     if (!prompt) throw new HttpError(400, 'a task needs a prompt');
     const sessionId = await startTask(
-      ctx.client,
+      (task) => ctx.target.runTask(task, daemon),
       { provider, repoPath, prompt, name },
       ctx.lifetime,
       ctx.tasks,
@@ -102,33 +93,41 @@ const startSession: Handler = async (ctx, req, res) => {
     sendJson(res, 201, { sessionId });
     return;
   }
-  const started = await ctx.client.startSession({ provider, repoPath, ...(name ? { name } : {}) });
-  if (prompt) await ctx.client.sendInput(started.sessionId, prompt);
+  const started = await ctx.target.startSession(
+    { provider, repoPath, ...(name ? { name } : {}) },
+    daemon,
+  );
+  if (prompt) await ctx.target.calls.sendInput(started.sessionId, prompt);
   sendJson(res, 201, started);
 };
 
 const getSession: Handler = async (ctx, _req, res, { id }) => {
-  sendJson(res, 200, await ctx.client.getSession(id));
+  sendJson(res, 200, await ctx.target.calls.getSession(id));
 };
 
 const sendInput: Handler = async (ctx, req, res, { id }) => {
   const text = field(await readJson(req), 'text');
-  sendJson(res, 200, await ctx.client.sendInput(id, text));
+  sendJson(res, 200, await ctx.target.calls.sendInput(id, text));
 };
 
 const interrupt: Handler = async (ctx, _req, res, { id }) => {
-  sendJson(res, 200, await ctx.client.interruptTurn(id));
+  sendJson(res, 200, await ctx.target.calls.interruptTurn(id));
 };
 
 const stop: Handler = async (ctx, req, res, { id }) => {
   const body = await readJson(req);
-  sendJson(res, 200, { status: await ctx.client.stopSession(id, { force: body.force === true }) });
+  sendJson(res, 200, {
+    status: await ctx.target.calls.stopSession(id, { force: body.force === true }),
+  });
 };
 
 /** A session's events from where the page is (Last-Event-ID on a reconnect), then live. */
 const events: Handler = async (ctx, req, res, { id, query }) => {
   const feed = openEventFeed(req, res);
-  const stream = ctx.client.events(id, { afterSeq: resumeFrom(req, query), signal: feed.closed });
+  const stream = ctx.target.calls.events(id, {
+    afterSeq: resumeFrom(req, query),
+    signal: feed.closed,
+  });
   try {
     for await (const e of stream) await feed.send('session-event', eventJson(e), e.seq);
     await feed.send('end', {});
@@ -181,7 +180,7 @@ const respond: Handler = async (ctx, req, res) => {
     throw new HttpError(400, `decision must be one of ${[...DECISIONS].join(', ')}`);
   }
   const reason = field(body, 'reason', false);
-  const seq = await ctx.client.respondPermission(
+  const seq = await ctx.target.calls.respondPermission(
     field(body, 'sessionId'),
     field(body, 'requestId'),
     decision,

@@ -1,16 +1,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { type BridgeClient, BridgeError } from '@agent-bridge/bridgeclient';
+import { BridgeError } from '@agent-bridge/bridgeclient';
 import { ApprovalsWatch } from './approvals-watch.js';
 import { type ApiContext, ROUTES, statusOf } from './console-api.js';
+import type { ConsoleTarget } from './console-target.js';
 import { HttpError, SECURITY_HEADERS, sendError } from './http-replies.js';
 import { RequestGuard } from './request-guard.js';
 import { serveAsset } from './static-assets.js';
 
 export interface ConsoleOptions {
-  client: BridgeClient;
-  target: string;
+  /** The daemon or fleet it calls (console-target.ts). */
+  target: ConsoleTarget;
   projectId: string;
   /** Where the built page is (static-assets.ts ASSETS_DIR). */
   assetsDir: string;
@@ -63,9 +64,8 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
   ready = {
     guard,
     ctx: {
-      client: o.client,
-      approvals: new ApprovalsWatch(o.client, lifetime.signal),
       target: o.target,
+      approvals: new ApprovalsWatch(o.target, lifetime.signal),
       projectId: o.projectId,
       lifetime: lifetime.signal,
       tasks: new Set(),

@@ -1,4 +1,4 @@
-import type { BridgeClient } from '@agent-bridge/bridgeclient';
+import type { TaskOptions, TaskReport } from '@agent-bridge/bridgeclient';
 import { HttpError } from './http-replies.js';
 
 /**
@@ -11,27 +11,26 @@ import { HttpError } from './http-replies.js';
  * stopped.
  */
 export function startTask(
-  client: BridgeClient,
+  runTask: (task: TaskOptions) => Promise<TaskReport>,
   task: { provider: string; repoPath: string; prompt: string; name: string },
   lifetime: AbortSignal,
   running: Set<Promise<unknown>>,
 ): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let known = false;
-    const run = client
-      .runTask({
-        signal: lifetime,
-        provider: task.provider,
-        repoPath: task.repoPath,
-        prompt: task.prompt,
-        ...(task.name ? { name: task.name } : {}),
-        onEvent: (e) => {
-          if (!known) {
-            known = true;
-            resolve(e.sessionId);
-          }
-        },
-      })
+    const run = runTask({
+      signal: lifetime,
+      provider: task.provider,
+      repoPath: task.repoPath,
+      prompt: task.prompt,
+      ...(task.name ? { name: task.name } : {}),
+      onEvent: (e) => {
+        if (!known) {
+          known = true;
+          resolve(e.sessionId);
+        }
+      },
+    })
       .then((report) => {
         // A task that ended before any event (refused, skipped) says why.
         if (!known) reject(new HttpError(409, report.error || `the task ended ${report.status}`));

@@ -31,7 +31,9 @@ interface Message {
 const who = (p: Party) => (p.kind === 'person' ? `${p.name} (person)` : p.name || p.id.slice(0, 8));
 
 /** The bus's posts, read on from the last one every few seconds. */
-function usePosts(): { posts: Post[]; error?: string; refresh: () => void } {
+/** The bus's posts, and the daemon they are read through. */
+function usePosts(): { posts: Post[]; daemon: string; error?: string; refresh: () => void } {
+  const [daemon, setDaemon] = useState('');
   const [posts, setPosts] = useState<Post[]>([]);
   const [error, setError] = useState<string | undefined>();
   const cursor = useRef(0);
@@ -45,9 +47,10 @@ function usePosts(): { posts: Post[]; error?: string; refresh: () => void } {
       busy = true;
       try {
         for (let page = 0; page < 10; page++) {
-          const got = await getJson<{ posts: Post[]; cursor: number }>(
+          const got = await getJson<{ posts: Post[]; cursor: number; daemon: string }>(
             `/api/context?after=${cursor.current}`,
           );
+          if (!gone) setDaemon(got.daemon);
           if (gone || got.posts.length === 0) break;
           cursor.current = got.cursor;
           setPosts((p) => {
@@ -69,7 +72,7 @@ function usePosts(): { posts: Post[]; error?: string; refresh: () => void } {
       clearInterval(timer);
     };
   }, [tick]);
-  return { posts, error, refresh: () => setTick((t) => t + 1) };
+  return { posts, daemon, error, refresh: () => setTick((t) => t + 1) };
 }
 
 function PostForm({ done }: { done: () => void }) {
@@ -195,13 +198,14 @@ function MessageForm({ done }: { done: () => void }) {
 }
 
 export function CollabPage() {
-  const { posts, error, refresh } = usePosts();
+  const { posts, daemon, error, refresh } = usePosts();
   const inbox = usePolled<{ messages: Message[] }>('/api/messages', 5_000);
   return (
     <>
       <h1>Context and messages</h1>
       <section aria-labelledby="posts-h">
         <h2 id="posts-h">Context bus</h2>
+        {daemon ? <p class="muted">Read and posted through daemon {daemon}.</p> : null}
         <Alert message={error} />
         {posts.length === 0 ? <p>Nothing posted yet.</p> : null}
         <ol class="plain posts">

@@ -1,6 +1,6 @@
 import { Alert } from '../alert';
 import { usePolled, when } from '../live';
-import type { Overview } from '../types';
+import type { DaemonView, Overview } from '../types';
 
 function uptime(startedAt: string | undefined): string {
   if (!startedAt) return '—';
@@ -10,37 +10,91 @@ function uptime(startedAt: string | undefined): string {
   return h ? `${h} h ${m} min` : m ? `${m} min ${s % 60} s` : `${s} s`;
 }
 
+function DaemonCard({ d, projectId }: { d: DaemonView; projectId: string }) {
+  const id = `daemon-${d.name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  if (!d.reachable || !d.health) {
+    return (
+      <section aria-labelledby={id} class="card daemon">
+        <h2 id={id}>Daemon {d.name}</h2>
+        <p>
+          <span class="pill failed">unreachable</span> {d.error}
+        </p>
+      </section>
+    );
+  }
+  const { health } = d;
+  return (
+    <section aria-labelledby={id} class="card daemon">
+      <h2 id={id}>Daemon {d.name}</h2>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <span class={`pill ${health.status}`}>{health.status}</span>
+        </dd>
+        <dt>Version</dt>
+        <dd>{health.version}</dd>
+        <dt>Up for</dt>
+        <dd title={when(health.startedAt)}>{uptime(health.startedAt)}</dd>
+        <dt>Project</dt>
+        <dd>{projectId}</dd>
+        <dt>Active sessions</dt>
+        <dd>
+          {health.activeSessions} of {health.sessionLimit} ({health.projectActiveSessions} of{' '}
+          {health.projectSessionLimit} in this project, room for {health.freeCapacity} more)
+        </dd>
+        <dt>Retained sessions</dt>
+        <dd>{health.retainedSessions}</dd>
+      </dl>
+      <h3>Providers</h3>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Provider</th>
+              <th scope="col">Available</th>
+              <th scope="col">Version</th>
+              <th scope="col">Permissions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(d.providers ?? []).map((p) => (
+              <tr key={p.id}>
+                <th scope="row">{p.id}</th>
+                <td>{p.available ? 'yes' : `no: ${p.error}`}</td>
+                <td>{p.version || '—'}</td>
+                <td>
+                  {p.permissionPolicy.mode}
+                  {p.permissionPolicy.mode === 'ask'
+                    ? ` (${p.permissionPolicy.defaultDecision} after ${Math.round(p.permissionPolicy.timeoutMs / 1000)} s)`
+                    : ''}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
 export function OverviewPage() {
   const { data, error } = usePolled<Overview>('/api/overview');
+  const away = data?.daemons.filter((d) => !d.reachable).length ?? 0;
   return (
     <>
       <h1>Overview</h1>
-      <Alert message={error && `The daemon did not answer: ${error}`} />
+      <Alert
+        message={error && `The ${data?.fleet ? 'fleet' : 'daemon'} did not answer: ${error}`}
+      />
       {data ? (
         <>
-          <section aria-labelledby="daemon-h" class="card">
-            <h2 id="daemon-h">Daemon {data.target}</h2>
-            <dl class="facts">
-              <dt>Status</dt>
-              <dd>
-                <span class={`pill ${data.health.status}`}>{data.health.status}</span>
-              </dd>
-              <dt>Version</dt>
-              <dd>{data.health.version}</dd>
-              <dt>Up for</dt>
-              <dd title={when(data.health.startedAt)}>{uptime(data.health.startedAt)}</dd>
-              <dt>Project</dt>
-              <dd>{data.projectId}</dd>
-              <dt>Active sessions</dt>
-              <dd>
-                {data.health.activeSessions} of {data.health.sessionLimit} (
-                {data.health.projectActiveSessions} of {data.health.projectSessionLimit} in this
-                project, room for {data.health.freeCapacity} more)
-              </dd>
-              <dt>Retained sessions</dt>
-              <dd>{data.health.retainedSessions}</dd>
-            </dl>
-          </section>
+          {data.fleet ? (
+            <p>
+              Fleet {data.target}: {data.daemons.length} daemon
+              {data.daemons.length === 1 ? '' : 's'}
+              {away ? `, ${away} not answering` : ''}.
+            </p>
+          ) : null}
           <section aria-labelledby="states-h" class="card">
             <h2 id="states-h">Sessions by state</h2>
             <ul class="counts">
@@ -52,36 +106,9 @@ export function OverviewPage() {
               ))}
             </ul>
           </section>
-          <section aria-labelledby="providers-h" class="card">
-            <h2 id="providers-h">Providers</h2>
-            <div class="scroll">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Provider</th>
-                    <th scope="col">Available</th>
-                    <th scope="col">Version</th>
-                    <th scope="col">Permissions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.providers.map((p) => (
-                    <tr key={p.id}>
-                      <th scope="row">{p.id}</th>
-                      <td>{p.available ? 'yes' : `no: ${p.error}`}</td>
-                      <td>{p.version || '—'}</td>
-                      <td>
-                        {p.permissionPolicy.mode}
-                        {p.permissionPolicy.mode === 'ask'
-                          ? ` (${p.permissionPolicy.defaultDecision} after ${Math.round(p.permissionPolicy.timeoutMs / 1000)} s)`
-                          : ''}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </section>
+          {data.daemons.map((d) => (
+            <DaemonCard key={d.name} d={d} projectId={data.projectId} />
+          ))}
         </>
       ) : error ? null : (
         <p>Asking the daemon…</p>

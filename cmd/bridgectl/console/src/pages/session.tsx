@@ -154,7 +154,8 @@ export function SessionPage({ id }: { id: string }) {
       {s ? (
         <p class="facts-line">
           <span class={`pill ${s.status.toLowerCase()}`}>{s.status.toLowerCase()}</span>{' '}
-          {s.provider} · {s.repoPath} · started {when(s.createdAt)}
+          {s.provider}
+          {s.daemon ? ` on ${s.daemon}` : ''} · {s.repoPath} · started {when(s.createdAt)}
           {s.error ? <span class="error"> · {s.error}</span> : null}
         </p>
       ) : null}

@@ -3,12 +3,14 @@ import { Alert } from '../alert';
 import { postJson } from '../api';
 import { usePolled, when } from '../live';
 import { href } from '../router';
-import type { Overview, SessionInfo } from '../types';
+import { type Overview, providersOf, type SessionInfo } from '../types';
 
 const STATES = ['', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED'];
 
-function StartForm({ providers }: { providers: string[] }) {
+/** `daemons`: with a fleet, those that answered (none chosen: the one with the most room). */
+function StartForm({ providers, daemons }: { providers: string[]; daemons: string[] }) {
   const [provider, setProvider] = useState('');
+  const [daemon, setDaemon] = useState('');
   const [repoPath, setRepoPath] = useState('');
   const [prompt, setPrompt] = useState('');
   const [name, setName] = useState('');
@@ -26,6 +28,7 @@ function StartForm({ providers }: { providers: string[] }) {
         prompt,
         name,
         task,
+        daemon,
       });
       location.hash = href('sessions', started.sessionId);
     } catch (err) {
@@ -49,6 +52,23 @@ function StartForm({ providers }: { providers: string[] }) {
           </option>
         ))}
       </select>
+      {daemons.length ? (
+        <>
+          <label for="start-daemon">Daemon</label>
+          <select
+            id="start-daemon"
+            value={daemon}
+            onChange={(e) => setDaemon(e.currentTarget.value)}
+          >
+            <option value="">the one with the most room</option>
+            {daemons.map((d) => (
+              <option key={d} value={d}>
+                {d}
+              </option>
+            ))}
+          </select>
+        </>
+      ) : null}
       <label for="start-repo">Repository path on the daemon's host</label>
       <input
         id="start-repo"
@@ -91,11 +111,16 @@ export function SessionsPage() {
     ...(provider ? { provider } : {}),
     ...(page ? { page } : {}),
   });
-  const { data, error } = usePolled<{ sessions: SessionInfo[]; nextPageToken: string }>(
-    `/api/sessions?${query}`,
-  );
+  const { data, error } = usePolled<{
+    sessions: SessionInfo[];
+    nextPageToken: string;
+    unreachable: string[];
+  }>(`/api/sessions?${query}`);
   const overview = usePolled<Overview>('/api/overview', 30_000);
-  const providers = overview.data?.providers.map((p) => p.id) ?? [];
+  const providers = providersOf(overview.data);
+  const daemons = overview.data?.fleet
+    ? overview.data.daemons.filter((d) => d.reachable).map((d) => d.name)
+    : [];
   const refilter = (f: () => void) => {
     f();
     setPages(['']);
@@ -103,7 +128,7 @@ export function SessionsPage() {
   return (
     <>
       <h1>Sessions</h1>
-      {providers.length ? <StartForm providers={providers} /> : null}
+      {providers.length ? <StartForm providers={providers} daemons={daemons} /> : null}
       <section aria-labelledby="list-h">
         <h2 id="list-h">Sessions of project {overview.data?.projectId ?? ''}</h2>
         <div class="filters">
@@ -134,12 +159,18 @@ export function SessionsPage() {
           </select>
         </div>
         <Alert message={error} />
+        {data?.unreachable.length ? (
+          <p role="status">
+            Not listed: the sessions of {data.unreachable.join(', ')}, which did not answer.
+          </p>
+        ) : null}
         <ul class="plain sessions">
           {(data?.sessions ?? []).map((s) => (
             <li key={s.sessionId} class="card row">
               <a href={href('sessions', s.sessionId)}>{s.name || s.sessionId}</a>
               <span class={`pill ${s.status.toLowerCase()}`}>{s.status.toLowerCase()}</span>
               <span>{s.provider}</span>
+              {s.daemon ? <span>on {s.daemon}</span> : null}
               <span class="muted">{s.repoPath}</span>
               <span class="muted">started {when(s.createdAt)}</span>
             </li>

@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { BridgeFleet, type FleetDiscovery } from '@agent-bridge/bridgeclient';
+import { CliError } from '@agent-bridge/cli';
+import { clientOptionsOf, sdkChecked } from './connection.js';
+import type { Settings } from './connection-settings.js';
+import { EXIT } from './exit-codes.js';
+
+/** How a command names a fleet: daemons listed, or found in a fleet's directory on NATS. */
+export interface FleetFlags {
+  /** `NAME=HOST:PORT`, each. */
+  daemons: string[];
+  /** `tls://HOST:PORT` of the fleet's NATS servers. */
+  nats: string[];
+  fleet?: string;
+  natsCa?: string;
+  natsCert?: string;
+  natsKey?: string;
+}
+
+const LISTED = /^([A-Za-z0-9_.-]{1,64})=(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+
+/** `NAME=HOST:PORT` as a name and a target; a usage error saying the form otherwise. */
+export function listedDaemon(spec: string): { name: string; target: string } {
+  const m = LISTED.exec(spec);
+  if (!m || Number(m[3]) < 1 || Number(m[3]) > 65_535) {
+    throw new CliError(
+      EXIT.usage,
+      `--daemon is NAME=HOST:PORT (a name of your choosing, 1 to 64 of A-Z a-z 0-9 _ . -), not "${spec}"`,
+    );
+  }
+  return { name: m[1] as string, target: `${m[2]}:${m[3]}` };
+}
+
+/** Whether the flags name a fleet at all. */
+export const namesFleet = (f: FleetFlags): boolean => f.daemons.length > 0 || f.nats.length > 0;
+
+/**
+ * A fleet for the flags, each daemon reached with the settings' credentials
+ * (their address aside). A fleet on NATS is read with its own certificate
+ * (`--nats-ca`, `--nats-cert`, `--nats-key`); its first connection is
+ * bounded, and a failure is EXIT.unavailable.
+ */
+export async function connectFleet(
+  settings: Settings,
+  flags: FleetFlags,
+  cwd: string,
+): Promise<{ fleet: BridgeFleet; label: string }> {
+  if (flags.daemons.length > 0 && flags.nats.length > 0) {
+    throw new CliError(EXIT.usage, 'a fleet is --daemon … or --nats …, not both');
+  }
+  const client = clientOptionsOf(settings);
+  if (flags.daemons.length > 0) {
+    const daemons = flags.daemons.map(listedDaemon);
+    const names = daemons.map((d) => d.name);
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice !== undefined) throw new CliError(EXIT.usage, `--daemon names "${twice}" twice`);
+    const fleet = sdkChecked(
+      settings,
+      () => new BridgeFleet({ daemons: daemons.map((d) => ({ ...client, ...d })) }),
+    );
+    return { fleet, label: `of ${names.join(', ')}` };
+  }
+  const source = await natsSource(flags, cwd);
+  const fleet = new BridgeFleet({ discovery: { source, client } });
+  return { fleet, label: `${flags.fleet} on NATS` };
+}
+
+async function natsSource(flags: FleetFlags, cwd: string): Promise<FleetDiscovery> {
+  const missing = (['fleet', 'natsCa', 'natsCert', 'natsKey'] as const).filter((k) => !flags[k]);
+  if (missing.length > 0) {
+    const flag = (k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    throw new CliError(EXIT.usage, `--nats needs ${missing.map(flag).join(', ')} as well`);
+  }
+  const read = (flag: string, path: string): string => {
+    try {
+      return readFileSync(resolve(cwd, path), 'utf8');
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new CliError(EXIT.file, `${flag} ${path}: cannot read it (${why})`);
+    }
+  };
+  const tls = {
+    ca: read('--nats-ca', flags.natsCa as string),
+    cert: read('--nats-cert', flags.natsCert as string),
+    key: read('--nats-key', flags.natsKey as string),
+  };
+  // Loaded only here: the NATS clients are for fleets on NATS alone.
+  const { natsDiscovery } = await import('@agent-bridge/bridgeclient/nats');
+  try {
+    return await natsDiscovery({ servers: flags.nats, tls, fleet: flags.fleet as string });
+  } catch (err) {
+    if (err instanceof TypeError) throw new CliError(EXIT.usage, err.message);
+    throw new CliError(
+      EXIT.unavailable,
+      `the fleet's NATS servers (${flags.nats.join(', ')}) did not answer: ${(err as Error).message}`,
+    );
+  }
+}

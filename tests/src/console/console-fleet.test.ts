@@ -1,0 +1,160 @@
+/**
+ * The web console over a fleet of two real daemons (one PKI, mutual TLS),
+ * in a real headless Chromium: the overview shows each daemon, a task
+ * started on the daemon the person picks runs there, the sessions list
+ * says where each session lives, an approval waiting on either daemon is
+ * answered from the one approvals page, and a daemon that stops answering
+ * is shown as such while the other goes on serving.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BridgeFleet } from '@agent-bridge/bridgeclient';
+import { fleetTarget, type RunningConsole } from '@agent-bridge/bridgectl';
+import {
+  createTestPki,
+  startTcpProxy,
+  type TcpProxy,
+  type TestPki,
+  useDaemon,
+} from '@agent-bridge/harness';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientOptions } from '../sdk/helpers.js';
+import { consoleView, openConsole, screenshot, seriousViolations } from './browser.js';
+
+// One repository both daemons may work in: placement is free to choose.
+const shared = realpathSync(mkdtempSync(join(tmpdir(), 'console-fleet-')));
+const repo = join(shared, 'app');
+mkdirSync(repo);
+
+let pki: TestPki;
+beforeAll(async () => {
+  pki = await createTestPki();
+});
+const config = {
+  allowed_paths: [shared],
+  providers: { mock_ask: { adapter: 'mock', permissions: 'ask', permission_timeout: '60s' } },
+};
+const north = useDaemon(() => ({ pki, config }));
+const south = useDaemon(() => ({ pki, config }));
+
+let proxy: TcpProxy;
+let fleet: BridgeFleet;
+let sdk: BridgeFleet;
+let ui: RunningConsole;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  // The console reaches south through a proxy that can stop answering.
+  proxy = await startTcpProxy(south.daemon.port);
+  const daemons = (southTarget: string) => [
+    { name: 'north', ...clientOptions(north) },
+    { name: 'south', ...clientOptions(south, { target: southTarget }) },
+  ];
+  fleet = new BridgeFleet({ daemons: daemons(proxy.target) });
+  sdk = new BridgeFleet({ daemons: daemons(`127.0.0.1:${south.daemon.port}`) });
+  ({ ui, browser, page } = await openConsole(fleetTarget(fleet, 'of north, south')));
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await ui?.close();
+  fleet?.close();
+  sdk?.close();
+  await proxy?.close();
+  rmSync(shared, { recursive: true, force: true });
+});
+
+const { seeText, go, clickButton } = consoleView(
+  () => page,
+  () => ui.origin,
+);
+
+describe('the web console over a fleet', () => {
+  it('shows each daemon of the fleet on the overview', async () => {
+    await seeText('Fleet of north, south: 2 daemons.');
+    await seeText('Daemon north');
+    await seeText('Daemon south');
+    expect(await page.$$eval('section.daemon', (s) => s.length)).toBe(2);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'fleet-overview');
+  });
+
+  it('starts a task on the daemon the person picks; the list says where each session lives', async () => {
+    // South has less room than north: placement alone would pick north.
+    const before = await Promise.all(
+      (['north', 'south', 'south'] as const).map((daemon) =>
+        sdk.startSession({ provider: 'mock', repoPath: repo, daemon }),
+      ),
+    );
+    await go('#/sessions');
+    await page.waitForSelector('#start-daemon', { timeout: 15_000 });
+    await page.select('#start-daemon', 'south');
+    await page.type('#start-repo', repo);
+    await page.type('#start-prompt', 'hello fleet');
+    await clickButton('Start task');
+    await page.waitForFunction("location.hash.startsWith('#/sessions/')", { timeout: 30_000 });
+    await seeText('received "hello fleet"');
+    await seeText(' on south');
+    const id = decodeURIComponent(String(await page.evaluate('location.hash')).slice(11));
+    // It lives where it was put: the daemon itself has it.
+    expect((await sdk.getSession(id)).daemon).toBe('south');
+    await seeText('Session stopped');
+    await go('#/sessions');
+    await page.waitForSelector(`a[href="#/sessions/${id}"]`, { timeout: 30_000 });
+    const rows = await page.$$eval('.sessions li', (lis) => lis.map((li) => li.textContent ?? ''));
+    for (const s of before) {
+      expect(rows.find((r) => r.includes(s.sessionId))).toContain(`on ${s.daemon}`);
+    }
+    expect(rows.find((r) => r.includes(id))).toContain('on south');
+    expect(await seriousViolations(page)).toEqual([]);
+    await Promise.all(before.map((s) => sdk.stopSession(s.sessionId)));
+  });
+
+  it('answers approvals waiting on either daemon from one page', async () => {
+    const asks = await Promise.all(
+      (['north', 'south'] as const).map(async (daemon) => {
+        const s = await sdk.startSession({ provider: 'mock_ask', repoPath: repo, daemon });
+        await sdk.sendInput(s.sessionId, `/tool Bash echo from-${daemon}`);
+        return s.sessionId;
+      }),
+    );
+    await go('#/approvals');
+    await seeText('echo from-north');
+    await seeText('echo from-south');
+    // One at a time: each answer takes its request off the list.
+    for (const left of [1, 0]) {
+      await clickButton('Allow once');
+      await page.waitForFunction(`document.querySelectorAll('li.approval').length === ${left}`, {
+        timeout: 30_000,
+      });
+    }
+    await seeText('No permission request waits for an answer.');
+    for (const id of asks) {
+      await go(`#/sessions/${id}`);
+      await seeText('Bash was allowed');
+      await sdk.stopSession(id);
+    }
+  });
+
+  it('shows a daemon that stops answering, and goes on serving the other', async () => {
+    proxy.mode = 'refuse';
+    proxy.cutAll();
+    try {
+      await go('#/');
+      await seeText('1 not answering');
+      await seeText('unreachable');
+      await seeText('Daemon north');
+      await go('#/sessions');
+      await seeText('Not listed: the sessions of south, which did not answer.');
+      // North still takes new sessions, and placement does not try south.
+      const started = await sdk.startSession({ provider: 'mock', repoPath: repo, daemon: 'north' });
+      await page.waitForSelector(`a[href="#/sessions/${started.sessionId}"]`, { timeout: 30_000 });
+      await sdk.stopSession(started.sessionId);
+    } finally {
+      proxy.mode = 'forward';
+    }
+  });
+});
