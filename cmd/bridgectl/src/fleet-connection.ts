@@ -35,35 +35,69 @@ export function listedDaemon(spec: string): { name: string; target: string } {
 /** Whether the flags name a fleet at all. */
 export const namesFleet = (f: FleetFlags): boolean => f.daemons.length > 0 || f.nats.length > 0;
 
+/** The fleets of the flags: one per project (a token names one project), sharing a directory. */
+export interface FleetConnection {
+  /** "of one, two" or "ops on NATS". */
+  label: string;
+  fleetFor(project: string): BridgeFleet;
+  close(): void;
+}
+
 /**
- * A fleet for the flags, each daemon reached with the settings' credentials
- * (their address aside). A fleet on NATS is read with its own certificate
- * (`--nats-ca`, `--nats-cert`, `--nats-key`); its first connection is
- * bounded, and a failure is EXIT.unavailable.
+ * The fleet the flags name, each daemon reached with the settings'
+ * credentials (their address aside) as the project asked for. A fleet on
+ * NATS is read with its own certificate (`--nats-ca`, `--nats-cert`,
+ * `--nats-key`); its first connection is bounded, and a failure is
+ * EXIT.unavailable.
  */
 export async function connectFleet(
   settings: Settings,
   flags: FleetFlags,
   cwd: string,
-): Promise<{ fleet: BridgeFleet; label: string }> {
+): Promise<FleetConnection> {
   if (flags.daemons.length > 0 && flags.nats.length > 0) {
     throw new CliError(EXIT.usage, 'a fleet is --daemon … or --nats …, not both');
   }
+  const made: BridgeFleet[] = [];
   const client = clientOptionsOf(settings);
+  const as = (project: string) => ({ ...client, jwt: { ...client.jwt, projectId: project } });
   if (flags.daemons.length > 0) {
     const daemons = flags.daemons.map(listedDaemon);
     const names = daemons.map((d) => d.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
     if (twice !== undefined) throw new CliError(EXIT.usage, `--daemon names "${twice}" twice`);
-    const fleet = sdkChecked(
-      settings,
-      () => new BridgeFleet({ daemons: daemons.map((d) => ({ ...client, ...d })) }),
-    );
-    return { fleet, label: `of ${names.join(', ')}` };
+    const fleetFor = (project: string) => {
+      const fleet = sdkChecked(
+        settings,
+        () => new BridgeFleet({ daemons: daemons.map((d) => ({ ...as(project), ...d })) }),
+      );
+      made.push(fleet);
+      return fleet;
+    };
+    return { label: `of ${names.join(', ')}`, fleetFor, close: () => closeAll(made) };
   }
   const source = await natsSource(flags, cwd);
-  const fleet = new BridgeFleet({ discovery: { source, client } });
-  return { fleet, label: `${flags.fleet} on NATS` };
+  // Each project's fleet reads the one directory; it is closed once, after them.
+  const shared: FleetDiscovery = {
+    daemons: (signal) => source.daemons(signal),
+    ...(source.ownerOf ? { ownerOf: source.ownerOf.bind(source) } : {}),
+  };
+  return {
+    label: `${flags.fleet} on NATS`,
+    fleetFor(project) {
+      const fleet = new BridgeFleet({ discovery: { source: shared, client: as(project) } });
+      made.push(fleet);
+      return fleet;
+    },
+    close() {
+      closeAll(made);
+      void source.close?.();
+    },
+  };
+}
+
+function closeAll(fleets: BridgeFleet[]): void {
+  for (const f of fleets) f.close();
 }
 
 async function natsSource(flags: FleetFlags, cwd: string): Promise<FleetDiscovery> {

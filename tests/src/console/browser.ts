@@ -29,7 +29,7 @@ function chromiumPath(): string {
   return found;
 }
 
-export function launchBrowser(): Promise<Browser> {
+function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({
     executablePath: chromiumPath(),
     headless: true,
@@ -112,11 +112,12 @@ export function consoleView(page: () => Page, origin: () => string) {
   };
 }
 
-/** A console for `target` (project "alpha"), and a browser page signed in to it. */
+/** A console for `target` (as project "alpha") or for projects, and a browser page signed in to it. */
 export async function openConsole(
-  target: ConsoleTarget,
+  target: ConsoleTarget | ReadonlyMap<string, ConsoleTarget>,
 ): Promise<{ ui: RunningConsole; browser: Browser; page: Page }> {
-  const ui = await startConsole({ target, projectId: 'alpha', assetsDir: ASSETS_DIR });
+  const projects = target instanceof Map ? target : new Map([['alpha', target as ConsoleTarget]]);
+  const ui = await startConsole({ projects, assetsDir: ASSETS_DIR });
   const browser = await launchBrowser();
   const page = await browser.newPage();
   await page.setBypassCSP(false);
@@ -124,4 +125,15 @@ export async function openConsole(
   await page.goto(ui.signInUrl);
   await page.waitForSelector('h1', { timeout: 15_000 });
   return { ui, browser, page };
+}
+
+/** The daemon the console tests drive: a repo in its scratch, and mock_ask asking for each tool. */
+export function consoleDaemon(scratch: string) {
+  mkdirSync(join(scratch, 'repo'));
+  return {
+    config: {
+      allowed_paths: [scratch],
+      providers: { mock_ask: { adapter: 'mock', permissions: 'ask', permission_timeout: '60s' } },
+    },
+  };
 }

@@ -72,7 +72,8 @@ const { seeText, go, clickButton } = consoleView(
   () => ui.origin,
 );
 
-describe('the web console over a fleet', () => {
+// Each wait of the page has its own bound (30 s); a test takes several.
+describe('the web console over a fleet', { timeout: 120_000 }, () => {
   it('shows each daemon of the fleet on the overview', async () => {
     await seeText('Fleet of north, south: 2 daemons.');
     await seeText('Daemon north');

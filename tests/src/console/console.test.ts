@@ -1,14 +1,3 @@
-/**
- * The web console (`bridgectl ui`) in a real headless Chromium, against a
- * real daemon over mutual TLS, the console's client going through a proxy
- * that can cut its connection: a task started from the page and watched as
- * it streams, an approval answered and one withdrawn when answered
- * elsewhere, interrupt and stop, a stream that resumes after the daemon
- * connection drops without repeating anything, an agent's HTML shown as
- * text, the local server's refusals, keyboard-only use, a phone's
- * viewport, and axe-core finding no serious violation on any page.
- */
-import { mkdirSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { BridgeClient, permissionRequest, permissionResolution } from '@agent-bridge/bridgeclient';
@@ -17,17 +6,15 @@ import { startTcpProxy, type TcpProxy, useDaemon, waitFor, within } from '@agent
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clientOptions } from '../sdk/helpers.js';
-import { consoleView, openConsole, screenshot, seriousViolations } from './browser.js';
+import {
+  consoleDaemon,
+  consoleView,
+  openConsole,
+  screenshot,
+  seriousViolations,
+} from './browser.js';
 
-const daemon = useDaemon((scratch) => {
-  mkdirSync(join(scratch, 'repo'));
-  return {
-    config: {
-      allowed_paths: [scratch],
-      providers: { mock_ask: { adapter: 'mock', permissions: 'ask', permission_timeout: '60s' } },
-    },
-  };
-});
+const daemon = useDaemon(consoleDaemon);
 
 let proxy: TcpProxy;
 let client: BridgeClient;
@@ -142,7 +129,8 @@ async function openSession(provider = 'mock', name?: string): Promise<string> {
   return sessionId;
 }
 
-describe('the web console', () => {
+// Each wait of the page has its own bound (30 s); a test takes several.
+describe('the web console', { timeout: 120_000 }, () => {
   beforeEach(async () => {
     await page.setViewport({ width: 1200, height: 900 });
   });

@@ -149,8 +149,39 @@ describe('bridgectl ui', () => {
     }
   });
 
-  it('refuses a fleet it cannot use, in one line each', async () => {
+  it('shows several projects, each called with its own tokens', async () => {
+    const run = ui(['--projects', 'p1,p2']);
+    try {
+      const signedIn = await signIn(run);
+      expect(run.output.text()).toContain(`console for 127.0.0.1:${daemon.port}, projects p1, p2`);
+      expect(await (await signedIn.get('/api/console')).json()).toMatchObject({
+        projects: ['p1', 'p2'],
+      });
+      const started = await signedIn.post('/api/sessions', {
+        provider: 'mock',
+        repoPath: join(daemon.dir, 'repos', 'app'),
+        project: 'p2',
+      });
+      expect(started.status).toBe(201);
+      const { sessionId } = (await started.json()) as { sessionId: string };
+      const ids = async (project: string) =>
+        (
+          (await (await signedIn.get(`/api/sessions?project=${project}`)).json()) as {
+            sessions: { sessionId: string; projectId: string }[];
+          }
+        ).sessions.map((s) => `${s.projectId}/${s.sessionId}`);
+      expect(await ids('p2')).toEqual([`p2/${sessionId}`]);
+      expect(await ids('p1')).not.toContain(`p1/${sessionId}`);
+      expect((await signedIn.post(`/api/sessions/${sessionId}/stop`, {})).status).toBe(200);
+    } finally {
+      run.proc.kill('SIGKILL');
+    }
+  });
+
+  it('refuses a fleet or projects it cannot use, in one line each', async () => {
     const cases: [string[], string][] = [
+      [['--projects', 'p1,,p2'], '--projects is a list of project ids'],
+      [['--projects', 'p1,p1'], '--projects names "p1" twice'],
       [['--daemon', 'one'], '--daemon is NAME=HOST:PORT'],
       [
         ['--daemon', 'one=127.0.0.1:1', '--daemon', 'one=127.0.0.1:2'],

@@ -63,10 +63,11 @@ export interface Overview {
   /** The daemon's address, or the fleet's name. */
   target: string;
   fleet: boolean;
+  /** The console's own project (the first of `projects`). */
   projectId: string;
   daemons: DaemonView[];
-  /** Every session of the project the daemons that answered hold, counted by status. */
-  byState: Record<string, number>;
+  /** Every session of each project the daemons that answered hold, counted by status. */
+  projects: { projectId: string; byState: Record<string, number> }[];
 }
 
 /** The providers any daemon that answered offers, each once. */
@@ -79,6 +80,7 @@ export function providersOf(o: Overview | undefined): string[] {
 export interface Approval {
   sessionId: string;
   sessionName: string;
+  projectId: string;
   provider: string;
   requestId: string;
   tool: string;

@@ -1,12 +1,11 @@
 import { CliError, type Command } from '@agent-bridge/cli';
-import { connect } from '../connection.js';
 import { resolveSettings } from '../connection-settings.js';
 import { startConsole } from '../console/console-server.js';
-import { type ConsoleTarget, daemonTarget, fleetTarget } from '../console/console-target.js';
 import { ASSETS_DIR, assetsBuilt } from '../console/static-assets.js';
 import type { CtlIo } from '../ctl-io.js';
 import { EXIT } from '../exit-codes.js';
-import { connectFleet, type FleetFlags, namesFleet } from '../fleet-connection.js';
+import { namesFleet } from '../fleet-connection.js';
+import { fleetFlagsOf, projectsOf, uiTargets } from './ui-targets.js';
 
 /** `--listen` as host and port: a loopback host, a port (0: any free one). */
 function listenOf(value: string | undefined): { host: string; port: number } {
@@ -25,12 +24,18 @@ function listenOf(value: string | undefined): { host: string; port: number } {
 export const uiCommand: Command<CtlIo> = {
   name: 'ui',
   summary: 'the web console on 127.0.0.1: sessions, conversations, approvals, in a browser',
-  usage: 'bridgectl ui [--listen 127.0.0.1:PORT] [--daemon NAME=HOST:PORT … | --nats URL …]',
+  usage:
+    'bridgectl ui [--listen 127.0.0.1:PORT] [--projects ID,ID] [--daemon NAME=HOST:PORT … | --nats URL …]',
   options: {
     listen: {
       type: 'string',
       value: 'HOST:PORT',
       description: 'where the console listens: a loopback address (default 127.0.0.1, a free port)',
+    },
+    projects: {
+      type: 'string',
+      value: 'ID,ID',
+      description: "the projects it shows, each with its own tokens (default: --project's one)",
     },
     daemon: {
       type: 'string',
@@ -67,46 +72,32 @@ export const uiCommand: Command<CtlIo> = {
     'It opens no browser by itself, and runs until Ctrl-C (exit 0).',
     'A fleet: each --daemon, or each daemon the fleet on NATS lists, is reached with the',
     'same credentials (certificate, key, JWT key, project); sessions start where there is room.',
+    'Several projects (--projects): tokens for each are signed with the same JWT key.',
   ],
   async run(ctx) {
     const listen = listenOf(ctx.values.listen as string | undefined);
     if (!assetsBuilt(ASSETS_DIR)) {
       throw new CliError(EXIT.file, 'ui: the console page is not built: run `npm run build`');
     }
-    const flags: FleetFlags = {
-      daemons: (ctx.values.daemon as string[] | undefined) ?? [],
-      nats: (ctx.values.nats as string[] | undefined) ?? [],
-      fleet: ctx.values.fleet as string | undefined,
-      natsCa: ctx.values['nats-ca'] as string | undefined,
-      natsCert: ctx.values['nats-cert'] as string | undefined,
-      natsKey: ctx.values['nats-key'] as string | undefined,
-    };
-    const fleet = namesFleet(flags);
-    const settings = await resolveSettings(ctx.values, ctx.io, fleet ? ['address'] : []);
-    let target: ConsoleTarget;
-    let closeTarget: () => void;
-    if (fleet) {
-      const found = await connectFleet(settings, flags, ctx.io.cwd);
-      target = fleetTarget(found.fleet, found.label);
-      closeTarget = () => found.fleet.close();
-    } else {
-      const client = connect(settings);
-      target = daemonTarget(client, settings.values.address as string);
-      closeTarget = () => client.close();
-    }
+    const flags = fleetFlagsOf(ctx.values);
+    const list = ctx.values.projects as string | undefined;
+    const settings = await resolveSettings(ctx.values, ctx.io, [
+      ...(namesFleet(flags) ? (['address'] as const) : []),
+      ...(list !== undefined ? (['project'] as const) : []),
+    ]);
+    const projects = projectsOf(list, settings);
+    const targets = await uiTargets(settings, flags, projects, ctx.io.cwd);
     const running = await startConsole({
-      target,
-      projectId: settings.values.project as string,
+      projects: targets.projects,
       assetsDir: ASSETS_DIR,
       ...listen,
       onError: (err) => ctx.io.stderr(`ui: ${(err as Error).message}\n`),
     }).catch((err: Error) => {
-      closeTarget();
+      targets.close();
       throw new CliError(EXIT.usage, `ui: ${err.message}`);
     });
-    ctx.io.stdout(
-      `console for ${fleet ? `the fleet ${target.label}` : target.label}, project ${settings.values.project}\n`,
-    );
+    const which = projects.length === 1 ? 'project' : 'projects';
+    ctx.io.stdout(`console for ${targets.label}, ${which} ${projects.join(', ')}\n`);
     ctx.io.stdout(`open this link once, in a browser on this host:\n  ${running.signInUrl}\n`);
     const signal = ctx.io.signal;
     if (signal && !signal.aborted) {
@@ -115,7 +106,7 @@ export const uiCommand: Command<CtlIo> = {
       );
     }
     await running.close();
-    closeTarget();
+    targets.close();
     return {};
   },
 };

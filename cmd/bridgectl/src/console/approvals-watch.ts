@@ -7,11 +7,13 @@ import {
   permissionResolution,
 } from '@agent-bridge/bridgeclient';
 import type { ConsoleTarget } from './console-target.js';
+import type { ProjectTargets } from './project-targets.js';
 
 /** A permission request that waits for a person, as the approvals page shows it. */
 export interface WaitingApproval extends Omit<PermissionRequest, 'expiresAt'> {
   provider: string;
   sessionName: string;
+  projectId: string;
   /** Milliseconds since the epoch; 0 when the daemon named no deadline. */
   expiresAt: number;
 }
@@ -42,7 +44,7 @@ export class ApprovalsWatch {
   private lingering: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly target: Pick<ConsoleTarget, 'liveSessions' | 'calls'>,
+    private readonly projects: Pick<ProjectTargets, 'entries'>,
     private readonly lifetime: AbortSignal,
     private readonly everyMs = 1_000,
   ) {}
@@ -95,10 +97,12 @@ export class ApprovalsWatch {
     while (!signal.aborted) {
       try {
         const running = new Set<string>();
-        for await (const s of this.target.liveSessions(signal)) {
-          running.add(s.sessionId);
-          if (!this.followed.has(s.sessionId) && this.followed.size < MAX_FOLLOWED) {
-            this.follow(s.sessionId, s.provider, s.name, signal);
+        for (const [projectId, target] of this.projects.entries()) {
+          for await (const s of target.liveSessions(signal)) {
+            running.add(s.sessionId);
+            if (!this.followed.has(s.sessionId) && this.followed.size < MAX_FOLLOWED) {
+              this.follow(target, { ...s, projectId }, signal);
+            }
           }
         }
         this.forgetEnded(running);
@@ -123,13 +127,18 @@ export class ApprovalsWatch {
     if (dropped) this.changed();
   }
 
-  private follow(sessionId: string, provider: string, sessionName: string, signal: AbortSignal) {
+  private follow(
+    target: Pick<ConsoleTarget, 'calls'>,
+    session: { sessionId: string; provider: string; name: string; projectId: string },
+    signal: AbortSignal,
+  ) {
+    const { sessionId, provider, name: sessionName, projectId } = session;
     this.followed.add(sessionId);
     void (async () => {
       let ended = false;
       try {
         const afterSeq = this.readTo.get(sessionId) ?? 0;
-        for await (const e of this.target.calls.events(sessionId, { afterSeq, signal })) {
+        for await (const e of target.calls.events(sessionId, { afterSeq, signal })) {
           this.readTo.set(sessionId, e.seq);
           const request = permissionRequest(e);
           if (request && awaitsAnswer(request)) {
@@ -137,6 +146,7 @@ export class ApprovalsWatch {
               ...request,
               provider,
               sessionName,
+              projectId,
               expiresAt: request.expiresAt?.getTime() ?? 0,
             });
             this.changed();

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Priority, Recipient } from '@agent-bridge/bridgeclient';
-import type { ConsoleTarget } from './console-target.js';
 import { field, HttpError, readJson, sendJson } from './http-replies.js';
+import type { ProjectTargets } from './project-targets.js';
 
 /** The collaboration handlers' part of the API context. */
 interface CollabContext {
-  target: Pick<ConsoleTarget, 'collab'>;
+  projects: Pick<ProjectTargets, 'of'>;
 }
 
 type Handler = (
@@ -23,13 +23,14 @@ const readPosts: Handler = async (ctx, _req, res, { query }) => {
   if (!Number.isSafeInteger(after) || after < 0) {
     throw new HttpError(400, 'after must be a post id (0, 1, 2, …)');
   }
-  const { client, daemon } = await ctx.target.collab();
+  const { client, daemon } = await ctx.projects.of(query.get('project')).collab();
   sendJson(res, 200, { daemon, ...(await client.context.read({ afterId: after, limit: 200 })) });
 };
 
 /** A post as the person the console's credentials name. */
 const post: Handler = async (ctx, req, res) => {
   const body = await readJson(req);
+  const { client } = await ctx.projects.of(field(body, 'project', false)).collab();
   const priority = (field(body, 'priority', false) || 'info') as Priority;
   if (!PRIORITIES.has(priority)) {
     throw new HttpError(400, `priority must be one of ${[...PRIORITIES].join(', ')}`);
@@ -38,7 +39,6 @@ const post: Handler = async (ctx, req, res) => {
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  const { client } = await ctx.target.collab();
   const posted = await client.context.post({
     category: field(body, 'category'),
     content: field(body, 'content'),
@@ -49,8 +49,8 @@ const post: Handler = async (ctx, req, res) => {
 };
 
 /** The person's inbox, unread first (what it shows is read from then on). */
-const inbox: Handler = async (ctx, _req, res) => {
-  const { client } = await ctx.target.collab();
+const inbox: Handler = async (ctx, _req, res, { query }) => {
+  const { client } = await ctx.projects.of(query.get('project')).collab();
   sendJson(res, 200, { messages: await client.messages.list({ limit: 100 }) });
 };
 
@@ -68,7 +68,7 @@ const send: Handler = async (ctx, req, res) => {
   if (deliver !== 'inbox' && deliver !== 'turn') {
     throw new HttpError(400, 'deliver must be inbox or turn');
   }
-  const { client } = await ctx.target.collab();
+  const { client } = await ctx.projects.of(field(body, 'project', false)).collab();
   const sent = await client.messages.send(recipient, field(body, 'content'), { deliver });
   sendJson(res, 201, { messages: sent });
 };

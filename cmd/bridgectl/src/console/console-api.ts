@@ -7,18 +7,16 @@ import {
 } from '@agent-bridge/bridgeclient';
 import type { ApprovalsWatch } from './approvals-watch.js';
 import { COLLAB_ROUTES } from './collab-api.js';
-import type { ConsoleTarget } from './console-target.js';
 import { openEventFeed, resumeFrom } from './event-feed.js';
 import { field, HttpError, readJson, sendJson } from './http-replies.js';
+import type { ProjectTargets } from './project-targets.js';
 import { startTask } from './start-task.js';
 
 /** What the API's handlers work with. */
 export interface ApiContext {
-  /** The daemon or fleet the console calls. */
-  target: ConsoleTarget;
+  /** The projects shown, each with the daemon or fleet the console calls as it. */
+  projects: ProjectTargets;
   approvals: ApprovalsWatch;
-  /** The project of the console's credentials: shown on every page. */
-  projectId: string;
   /** Ends when the console stops. */
   lifetime: AbortSignal;
   /** Tasks started from the console, until they end. */
@@ -39,21 +37,39 @@ const STATUSES = new Set<SessionStatus>(['STARTING', 'RUNNING', 'STOPPING', 'STO
 const DECISIONS = new Set<PermissionDecision>(['allow_once', 'allow_session', 'deny']);
 
 const overview: Handler = async (ctx, _req, res) => {
-  const daemons = await ctx.target.daemons();
-  // Every session of the project, counted by status across the daemons that answered.
+  // Each project's view of the daemons: their health is the same, their counts the project's.
+  const views = await Promise.all(
+    [...ctx.projects.entries()].map(async ([projectId, target]) => ({
+      projectId,
+      target,
+      daemons: await target.daemons(),
+    })),
+  );
+  const first = views[0] as (typeof views)[number];
+  sendJson(res, 200, {
+    target: first.target.label,
+    fleet: first.target.fleet,
+    projectId: first.projectId,
+    daemons: first.daemons,
+    // Every session of each project, counted by status across the daemons that answered.
+    projects: views.map((v) => ({ projectId: v.projectId, byState: sumByState(v.daemons) })),
+  });
+};
+
+function sumByState(daemons: { byState?: Record<string, number> }[]): Record<string, number> {
   const byState: Record<string, number> = {};
   for (const d of daemons) {
     for (const [state, n] of Object.entries(d.byState ?? {})) {
       byState[state] = (byState[state] ?? 0) + n;
     }
   }
-  sendJson(res, 200, {
-    target: ctx.target.label,
-    fleet: ctx.target.fleet,
-    projectId: ctx.projectId,
-    daemons,
-    byState,
-  });
+  return byState;
+}
+
+/** What the console shows, without asking a daemon: for pages to draw their pickers. */
+const about: Handler = async (ctx, _req, res) => {
+  const first = ctx.projects.of('');
+  sendJson(res, 200, { target: first.label, fleet: first.fleet, projects: ctx.projects.ids });
 };
 
 const listSessions: Handler = async (ctx, _req, res, { query }) => {
@@ -65,7 +81,7 @@ const listSessions: Handler = async (ctx, _req, res, { query }) => {
   if (!Number.isSafeInteger(size) || size < 1 || size > 200) {
     throw new HttpError(400, 'size must be a whole number from 1 to 200');
   }
-  const page = await ctx.target.listSessions({
+  const page = await ctx.projects.list(query.get('project') ?? '', {
     statuses: state ? [state as SessionStatus] : [],
     provider: query.get('provider') ?? '',
     pageSize: size,
@@ -82,53 +98,61 @@ const startSession: Handler = async (ctx, req, res) => {
   const name = field(body, 'name', false);
   // With a fleet, a daemon of the person's choosing; none: the one with the most room.
   const daemon = field(body, 'daemon', false);
+  const project = field(body, 'project', false);
+  const target = ctx.projects.of(project);
+  const remember = (sessionId: string) =>
+    ctx.projects.remember(sessionId, project || (ctx.projects.ids[0] as string));
   if (body.task === true) {
     if (!prompt) throw new HttpError(400, 'a task needs a prompt');
     const sessionId = await startTask(
-      (task) => ctx.target.runTask(task, daemon),
+      (task) => target.runTask(task, daemon),
       { provider, repoPath, prompt, name },
       ctx.lifetime,
       ctx.tasks,
     );
+    remember(sessionId);
     sendJson(res, 201, { sessionId });
     return;
   }
-  const started = await ctx.target.startSession(
+  const started = await target.startSession(
     { provider, repoPath, ...(name ? { name } : {}) },
     daemon,
   );
-  if (prompt) await ctx.target.calls.sendInput(started.sessionId, prompt);
+  remember(started.sessionId);
+  if (prompt) await target.calls.sendInput(started.sessionId, prompt);
   sendJson(res, 201, started);
 };
 
 const getSession: Handler = async (ctx, _req, res, { id }) => {
-  sendJson(res, 200, await ctx.target.calls.getSession(id));
+  sendJson(res, 200, await (await ctx.projects.forSession(id)).calls.getSession(id));
 };
 
 const sendInput: Handler = async (ctx, req, res, { id }) => {
   const text = field(await readJson(req), 'text');
-  sendJson(res, 200, await ctx.target.calls.sendInput(id, text));
+  sendJson(res, 200, await (await ctx.projects.forSession(id)).calls.sendInput(id, text));
 };
 
 const interrupt: Handler = async (ctx, _req, res, { id }) => {
-  sendJson(res, 200, await ctx.target.calls.interruptTurn(id));
+  sendJson(res, 200, await (await ctx.projects.forSession(id)).calls.interruptTurn(id));
 };
 
 const stop: Handler = async (ctx, req, res, { id }) => {
   const body = await readJson(req);
   sendJson(res, 200, {
-    status: await ctx.target.calls.stopSession(id, { force: body.force === true }),
+    status: await (await ctx.projects.forSession(id)).calls.stopSession(id, {
+      force: body.force === true,
+    }),
   });
 };
 
 /** A session's events from where the page is (Last-Event-ID on a reconnect), then live. */
 const events: Handler = async (ctx, req, res, { id, query }) => {
   const feed = openEventFeed(req, res);
-  const stream = ctx.target.calls.events(id, {
-    afterSeq: resumeFrom(req, query),
-    signal: feed.closed,
-  });
   try {
+    const stream = (await ctx.projects.forSession(id)).calls.events(id, {
+      afterSeq: resumeFrom(req, query),
+      signal: feed.closed,
+    });
     for await (const e of stream) await feed.send('session-event', eventJson(e), e.seq);
     await feed.send('end', {});
   } catch (err) {
@@ -180,8 +204,9 @@ const respond: Handler = async (ctx, req, res) => {
     throw new HttpError(400, `decision must be one of ${[...DECISIONS].join(', ')}`);
   }
   const reason = field(body, 'reason', false);
-  const seq = await ctx.target.calls.respondPermission(
-    field(body, 'sessionId'),
+  const sessionId = field(body, 'sessionId');
+  const seq = await (await ctx.projects.forSession(sessionId)).calls.respondPermission(
+    sessionId,
     field(body, 'requestId'),
     decision,
     reason ? { reason } : {},
@@ -191,6 +216,7 @@ const respond: Handler = async (ctx, req, res) => {
 
 /** The API: method and path (":id" for a session id) to handler; GETs change nothing. */
 export const ROUTES: readonly [string, RegExp, Handler][] = [
+  ['GET', /^\/api\/console$/, about],
   ['GET', /^\/api\/overview$/, overview],
   ['GET', /^\/api\/sessions$/, listSessions],
   ['POST', /^\/api\/sessions$/, startSession],

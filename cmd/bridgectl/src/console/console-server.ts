@@ -6,13 +6,16 @@ import { ApprovalsWatch } from './approvals-watch.js';
 import { type ApiContext, ROUTES, statusOf } from './console-api.js';
 import type { ConsoleTarget } from './console-target.js';
 import { HttpError, SECURITY_HEADERS, sendError } from './http-replies.js';
+import { ProjectTargets } from './project-targets.js';
 import { RequestGuard } from './request-guard.js';
 import { serveAsset } from './static-assets.js';
 
 export interface ConsoleOptions {
-  /** The daemon or fleet it calls (console-target.ts). */
-  target: ConsoleTarget;
-  projectId: string;
+  /**
+   * The projects it shows, the console's own first, each with the daemon or
+   * fleet it calls as that project (console-target.ts).
+   */
+  projects: ReadonlyMap<string, ConsoleTarget>;
   /** Where the built page is (static-assets.ts ASSETS_DIR). */
   assetsDir: string;
   /** A loopback address; port 0 (the default) takes a free one. */
@@ -45,6 +48,7 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
   if (!LOOPBACK.has(host)) {
     throw new Error(`the console listens on a loopback address only, not "${host}"`);
   }
+  const projects = new ProjectTargets(o.projects);
   // Requests wait for what is made once the port is ours.
   let ready: { guard: RequestGuard; ctx: ApiContext } | undefined;
   const server = createServer((req, res) => {
@@ -64,9 +68,8 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
   ready = {
     guard,
     ctx: {
-      target: o.target,
-      approvals: new ApprovalsWatch(o.target, lifetime.signal),
-      projectId: o.projectId,
+      projects,
+      approvals: new ApprovalsWatch(projects, lifetime.signal),
       lifetime: lifetime.signal,
       tasks: new Set(),
     },

@@ -30,7 +30,7 @@ interface DaemonView {
 }
 
 /** A session as listed: with a fleet, the daemon it lives on. */
-type ListedSession = SessionInfo & { daemon?: string };
+export type ListedSession = SessionInfo & { daemon?: string };
 
 interface SessionQuery {
   statuses: SessionStatus[];

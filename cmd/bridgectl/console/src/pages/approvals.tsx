@@ -89,7 +89,9 @@ function ApprovalCard({ a, now }: { a: Approval; now: number }) {
       <h2>
         {a.tool || 'tool'} <span class="muted">in</span>{' '}
         <a href={href('sessions', a.sessionId)}>{a.sessionName || a.sessionId.slice(0, 8)}</a>{' '}
-        <span class="muted">({a.provider})</span>
+        <span class="muted">
+          ({a.provider}, project {a.projectId})
+        </span>
       </h2>
       <p class="summary">{a.summary}</p>
       <details>

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Alert } from '../alert';
 import { getJson, postJson } from '../api';
 import { usePolled, when } from '../live';
+import { ProjectPicker, useProjects } from '../project-picker';
 
 interface Party {
   kind: string;
@@ -32,7 +33,12 @@ const who = (p: Party) => (p.kind === 'person' ? `${p.name} (person)` : p.name |
 
 /** The bus's posts, read on from the last one every few seconds. */
 /** The bus's posts, and the daemon they are read through. */
-function usePosts(): { posts: Post[]; daemon: string; error?: string; refresh: () => void } {
+function usePosts(project: string): {
+  posts: Post[];
+  daemon: string;
+  error?: string;
+  refresh: () => void;
+} {
   const [daemon, setDaemon] = useState('');
   const [posts, setPosts] = useState<Post[]>([]);
   const [error, setError] = useState<string | undefined>();
@@ -48,7 +54,7 @@ function usePosts(): { posts: Post[]; daemon: string; error?: string; refresh: (
       try {
         for (let page = 0; page < 10; page++) {
           const got = await getJson<{ posts: Post[]; cursor: number; daemon: string }>(
-            `/api/context?after=${cursor.current}`,
+            `/api/context?after=${cursor.current}${inProject(project)}`,
           );
           if (!gone) setDaemon(got.daemon);
           if (gone || got.posts.length === 0) break;
@@ -75,7 +81,7 @@ function usePosts(): { posts: Post[]; daemon: string; error?: string; refresh: (
   return { posts, daemon, error, refresh: () => setTick((t) => t + 1) };
 }
 
-function PostForm({ done }: { done: () => void }) {
+function PostForm({ done, project }: { done: () => void; project: string }) {
   const [category, setCategory] = useState('note');
   const [content, setContent] = useState('');
   const [priority, setPriority] = useState('info');
@@ -89,7 +95,7 @@ function PostForm({ done }: { done: () => void }) {
         e.preventDefault();
         setError(undefined);
         try {
-          await postJson('/api/context', { category, content, priority, targets });
+          await postJson('/api/context', { category, content, priority, targets, project });
           setContent('');
           done();
         } catch (err) {
@@ -135,7 +141,7 @@ function PostForm({ done }: { done: () => void }) {
   );
 }
 
-function MessageForm({ done }: { done: () => void }) {
+function MessageForm({ done, project }: { done: () => void; project: string }) {
   const [toKind, setToKind] = useState('session');
   const [to, setTo] = useState('');
   const [content, setContent] = useState('');
@@ -155,6 +161,7 @@ function MessageForm({ done }: { done: () => void }) {
             to,
             content,
             deliver,
+            project,
           });
           setContent('');
           setSaid(`Sent to ${r.messages.map((m) => who(m.to)).join(', ')}.`);
@@ -197,12 +204,37 @@ function MessageForm({ done }: { done: () => void }) {
   );
 }
 
+/** `&project=…`, or nothing for the console's own project. */
+const inProject = (project: string) => (project ? `&project=${encodeURIComponent(project)}` : '');
+
 export function CollabPage() {
-  const { posts, daemon, error, refresh } = usePosts();
-  const inbox = usePolled<{ messages: Message[] }>('/api/messages', 5_000);
+  const projects = useProjects();
+  // '': the console's own project (the first).
+  const [project, setProject] = useState('');
   return (
     <>
       <h1>Context and messages</h1>
+      {projects.length > 1 ? (
+        <div class="filters">
+          <ProjectPicker
+            id="collab-project"
+            projects={projects}
+            value={project || (projects[0] as string)}
+            onChange={setProject}
+          />
+        </div>
+      ) : null}
+      <ProjectCollab key={project} project={project} />
+    </>
+  );
+}
+
+/** One project's context bus and the person's inbox there. */
+function ProjectCollab({ project }: { project: string }) {
+  const { posts, daemon, error, refresh } = usePosts(project);
+  const inbox = usePolled<{ messages: Message[] }>(`/api/messages?${inProject(project)}`, 5_000);
+  return (
+    <>
       <section aria-labelledby="posts-h">
         <h2 id="posts-h">Context bus</h2>
         {daemon ? <p class="muted">Read and posted through daemon {daemon}.</p> : null}
@@ -220,7 +252,7 @@ export function CollabPage() {
           ))}
         </ol>
       </section>
-      <PostForm done={refresh} />
+      <PostForm done={refresh} project={project} />
       <section aria-labelledby="inbox-h">
         <h2 id="inbox-h">Your inbox</h2>
         <Alert message={inbox.error} />
@@ -236,7 +268,7 @@ export function CollabPage() {
           ))}
         </ol>
       </section>
-      <MessageForm done={inbox.reload} />
+      <MessageForm done={inbox.reload} project={project} />
     </>
   );
 }

@@ -2,6 +2,8 @@ import { Alert } from '../alert';
 import { usePolled, when } from '../live';
 import type { DaemonView, Overview } from '../types';
 
+const STATES = ['STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED'];
+
 function uptime(startedAt: string | undefined): string {
   if (!startedAt) return '—';
   const s = Math.max(0, Math.round((Date.now() - new Date(startedAt).getTime()) / 1000));
@@ -40,7 +42,7 @@ function DaemonCard({ d, projectId }: { d: DaemonView; projectId: string }) {
         <dt>Active sessions</dt>
         <dd>
           {health.activeSessions} of {health.sessionLimit} ({health.projectActiveSessions} of{' '}
-          {health.projectSessionLimit} in this project, room for {health.freeCapacity} more)
+          {health.projectSessionLimit} in project {projectId}, room for {health.freeCapacity} more)
         </dd>
         <dt>Retained sessions</dt>
         <dd>{health.retainedSessions}</dd>
@@ -97,14 +99,41 @@ export function OverviewPage() {
           ) : null}
           <section aria-labelledby="states-h" class="card">
             <h2 id="states-h">Sessions by state</h2>
-            <ul class="counts">
-              {['STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED'].map((s) => (
-                <li key={s}>
-                  <span class={`pill ${s.toLowerCase()}`}>{s.toLowerCase()}</span>{' '}
-                  {data.byState[s] ?? 0}
-                </li>
-              ))}
-            </ul>
+            {data.projects.length === 1 ? (
+              <ul class="counts">
+                {STATES.map((s) => (
+                  <li key={s}>
+                    <span class={`pill ${s.toLowerCase()}`}>{s.toLowerCase()}</span>{' '}
+                    {data.projects[0]?.byState[s] ?? 0}
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <div class="scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Project</th>
+                      {STATES.map((s) => (
+                        <th key={s} scope="col">
+                          {s.toLowerCase()}
+                        </th>
+                      ))}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.projects.map((p) => (
+                      <tr key={p.projectId}>
+                        <th scope="row">{p.projectId}</th>
+                        {STATES.map((s) => (
+                          <td key={s}>{p.byState[s] ?? 0}</td>
+                        ))}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
           </section>
           {data.daemons.map((d) => (
             <DaemonCard key={d.name} d={d} projectId={data.projectId} />

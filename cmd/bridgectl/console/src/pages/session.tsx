@@ -155,7 +155,8 @@ export function SessionPage({ id }: { id: string }) {
         <p class="facts-line">
           <span class={`pill ${s.status.toLowerCase()}`}>{s.status.toLowerCase()}</span>{' '}
           {s.provider}
-          {s.daemon ? ` on ${s.daemon}` : ''} · {s.repoPath} · started {when(s.createdAt)}
+          {s.daemon ? ` on ${s.daemon}` : ''} · project {s.projectId} · {s.repoPath} · started{' '}
+          {when(s.createdAt)}
           {s.error ? <span class="error"> · {s.error}</span> : null}
         </p>
       ) : null}

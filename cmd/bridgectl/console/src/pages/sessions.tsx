@@ -2,13 +2,16 @@ import { useState } from 'preact/hooks';
 import { Alert } from '../alert';
 import { postJson } from '../api';
 import { usePolled, when } from '../live';
+import { ProjectPicker, useProjects } from '../project-picker';
 import { href } from '../router';
 import { type Overview, providersOf, type SessionInfo } from '../types';
 
 const STATES = ['', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED'];
 
 /** `daemons`: with a fleet, those that answered (none chosen: the one with the most room). */
-function StartForm({ providers, daemons }: { providers: string[]; daemons: string[] }) {
+function StartForm(props: { providers: string[]; daemons: string[]; projects: string[] }) {
+  const { providers, daemons, projects } = props;
+  const [project, setProject] = useState('');
   const [provider, setProvider] = useState('');
   const [daemon, setDaemon] = useState('');
   const [repoPath, setRepoPath] = useState('');
@@ -29,6 +32,7 @@ function StartForm({ providers, daemons }: { providers: string[]; daemons: strin
         name,
         task,
         daemon,
+        project,
       });
       location.hash = href('sessions', started.sessionId);
     } catch (err) {
@@ -40,6 +44,12 @@ function StartForm({ providers, daemons }: { providers: string[]; daemons: strin
   return (
     <form class="card start" onSubmit={submit} aria-labelledby="start-h">
       <h2 id="start-h">Start</h2>
+      <ProjectPicker
+        id="start-project"
+        projects={projects}
+        value={project || (projects[0] ?? '')}
+        onChange={setProject}
+      />
       <label for="start-provider">Provider</label>
       <select
         id="start-provider"
@@ -102,6 +112,8 @@ function StartForm({ providers, daemons }: { providers: string[]; daemons: strin
 export function SessionsPage() {
   const [state, setState] = useState('');
   const [provider, setProvider] = useState('');
+  const [project, setProject] = useState('');
+  const projects = useProjects();
   // The tokens of the pages before this one, to go back.
   const [pages, setPages] = useState<string[]>(['']);
   const page = pages[pages.length - 1] ?? '';
@@ -109,6 +121,7 @@ export function SessionsPage() {
     size: '25',
     ...(state ? { state } : {}),
     ...(provider ? { provider } : {}),
+    ...(project ? { project } : {}),
     ...(page ? { page } : {}),
   });
   const { data, error } = usePolled<{
@@ -128,10 +141,21 @@ export function SessionsPage() {
   return (
     <>
       <h1>Sessions</h1>
-      {providers.length ? <StartForm providers={providers} daemons={daemons} /> : null}
+      {providers.length ? (
+        <StartForm providers={providers} daemons={daemons} projects={projects} />
+      ) : null}
       <section aria-labelledby="list-h">
-        <h2 id="list-h">Sessions of project {overview.data?.projectId ?? ''}</h2>
+        <h2 id="list-h">
+          {projects.length > 1 ? 'Sessions' : `Sessions of project ${projects[0] ?? ''}`}
+        </h2>
         <div class="filters">
+          <ProjectPicker
+            id="f-project"
+            projects={projects}
+            value={project}
+            onChange={(p) => refilter(() => setProject(p))}
+            any
+          />
           <label for="f-state">State</label>
           <select
             id="f-state"
@@ -171,6 +195,7 @@ export function SessionsPage() {
               <span class={`pill ${s.status.toLowerCase()}`}>{s.status.toLowerCase()}</span>
               <span>{s.provider}</span>
               {s.daemon ? <span>on {s.daemon}</span> : null}
+              {projects.length > 1 ? <span>project {s.projectId}</span> : null}
               <span class="muted">{s.repoPath}</span>
               <span class="muted">started {when(s.createdAt)}</span>
             </li>

@@ -1,0 +1,73 @@
+import { CliError, type CommandContext } from '@agent-bridge/cli';
+import { connect } from '../connection.js';
+import type { Settings } from '../connection-settings.js';
+import { type ConsoleTarget, daemonTarget, fleetTarget } from '../console/console-target.js';
+import type { CtlIo } from '../ctl-io.js';
+import { EXIT } from '../exit-codes.js';
+import { connectFleet, type FleetFlags, namesFleet } from '../fleet-connection.js';
+
+/** What `bridgectl ui` calls: per project, the daemon or the fleet. */
+export interface UiTargets {
+  /** "127.0.0.1:9445", or "the fleet of one, two". */
+  label: string;
+  projects: Map<string, ConsoleTarget>;
+  close(): void;
+}
+
+/** The fleet flags of `ui`, as given. */
+export function fleetFlagsOf(values: CommandContext<CtlIo>['values']): FleetFlags {
+  return {
+    daemons: (values.daemon as string[] | undefined) ?? [],
+    nats: (values.nats as string[] | undefined) ?? [],
+    fleet: values.fleet as string | undefined,
+    natsCa: values['nats-ca'] as string | undefined,
+    natsCert: values['nats-cert'] as string | undefined,
+    natsKey: values['nats-key'] as string | undefined,
+  };
+}
+
+const PROJECT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** `--projects a,b` (else the settings' project): each once, each a project id. */
+export function projectsOf(list: string | undefined, settings: Settings): string[] {
+  if (list === undefined) return [settings.values.project as string];
+  const ids = list.split(',').map((p) => p.trim());
+  const bad = ids.find((p) => !PROJECT.test(p));
+  if (bad !== undefined) {
+    throw new CliError(
+      EXIT.usage,
+      `--projects is a list of project ids (1 to 128 of A-Z a-z 0-9 . _ -) separated by commas, not "${list}"`,
+    );
+  }
+  const twice = ids.find((p, i) => ids.indexOf(p) !== i);
+  if (twice !== undefined) throw new CliError(EXIT.usage, `--projects names "${twice}" twice`);
+  return ids;
+}
+
+/** A client (or fleet) per project, each signing its tokens for that project with the settings' key. */
+export async function uiTargets(
+  settings: Settings,
+  flags: FleetFlags,
+  projects: string[],
+  cwd: string,
+): Promise<UiTargets> {
+  const targets = new Map<string, ConsoleTarget>();
+  if (namesFleet(flags)) {
+    const fleet = await connectFleet(settings, flags, cwd);
+    for (const p of projects) targets.set(p, fleetTarget(fleet.fleetFor(p), fleet.label));
+    return { label: `the fleet ${fleet.label}`, projects: targets, close: () => fleet.close() };
+  }
+  const address = settings.values.address as string;
+  const clients = projects.map((project) => {
+    const client = connect({ ...settings, values: { ...settings.values, project } });
+    targets.set(project, daemonTarget(client, address));
+    return client;
+  });
+  return {
+    label: address,
+    projects: targets,
+    close: () => {
+      for (const c of clients) c.close();
+    },
+  };
+}
