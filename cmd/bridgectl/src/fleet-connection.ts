@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BridgeFleet, type FleetDiscovery } from '@agent-bridge/bridgeclient';
+import { BridgeFleet, type FleetDiscovery, UnavailableError } from '@agent-bridge/bridgeclient';
 import { CliError } from '@agent-bridge/cli';
 import { clientOptionsOf, sdkChecked } from './connection.js';
 import type { Settings } from './connection-settings.js';
 import { EXIT } from './exit-codes.js';
+import { openToOthers, shellArg } from './setting-files.js';
 
 /** How a command names a fleet: daemons listed, or found in a fleet's directory on NATS. */
 export interface FleetFlags {
@@ -35,6 +36,20 @@ export function listedDaemon(spec: string): { name: string; target: string } {
 /** Whether the flags name a fleet at all. */
 export const namesFleet = (f: FleetFlags): boolean => f.daemons.length > 0 || f.nats.length > 0;
 
+/** Refuses flags that would be ignored: a fleet named twice, NATS files without --nats. */
+export function checkFleetFlags(f: FleetFlags): void {
+  if (f.daemons.length > 0 && f.nats.length > 0) {
+    throw new CliError(EXIT.usage, 'a fleet is --daemon … or --nats …, not both');
+  }
+  const natsOnly = (['fleet', 'natsCa', 'natsCert', 'natsKey'] as const).filter((k) => f[k]);
+  if (f.nats.length === 0 && natsOnly.length > 0) {
+    const verb = natsOnly.length === 1 ? 'goes' : 'go';
+    throw new CliError(EXIT.usage, `${natsOnly.map(flagOf).join(', ')} ${verb} with --nats`);
+  }
+}
+
+const flagOf = (k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
 /** The fleets of the flags: one per project (a token names one project), sharing a directory. */
 export interface FleetConnection {
   /** "of one, two" or "ops on NATS". */
@@ -55,9 +70,7 @@ export async function connectFleet(
   flags: FleetFlags,
   cwd: string,
 ): Promise<FleetConnection> {
-  if (flags.daemons.length > 0 && flags.nats.length > 0) {
-    throw new CliError(EXIT.usage, 'a fleet is --daemon … or --nats …, not both');
-  }
+  checkFleetFlags(flags);
   const made: BridgeFleet[] = [];
   const client = clientOptionsOf(settings);
   const as = (project: string) => ({ ...client, jwt: { ...client.jwt, projectId: project } });
@@ -79,8 +92,14 @@ export async function connectFleet(
   const source = await natsSource(flags, cwd);
   // Each project's fleet reads the one directory; it is closed once, after them.
   const shared: FleetDiscovery = {
-    daemons: (signal) => source.daemons(signal),
-    ...(source.ownerOf ? { ownerOf: source.ownerOf.bind(source) } : {}),
+    // The directory away is the fleet unavailable (a 503), not a fault of the console.
+    daemons: (signal) =>
+      source.daemons(signal).catch((err: Error) => {
+        throw new UnavailableError('UNAVAILABLE', `the fleet's directory on NATS: ${err.message}`);
+      }),
+    // Without the directory, the fleet asks each daemon.
+    ownerOf: (sessionId, signal) =>
+      source.ownerOf?.(sessionId, signal).catch(() => undefined) ?? Promise.resolve(undefined),
   };
   return {
     label: `${flags.fleet} on NATS`,
@@ -103,13 +122,21 @@ function closeAll(fleets: BridgeFleet[]): void {
 async function natsSource(flags: FleetFlags, cwd: string): Promise<FleetDiscovery> {
   const missing = (['fleet', 'natsCa', 'natsCert', 'natsKey'] as const).filter((k) => !flags[k]);
   if (missing.length > 0) {
-    const flag = (k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    throw new CliError(EXIT.usage, `--nats needs ${missing.map(flag).join(', ')} as well`);
+    throw new CliError(EXIT.usage, `--nats needs ${missing.map(flagOf).join(', ')} as well`);
   }
   const read = (flag: string, path: string): string => {
+    const file = resolve(cwd, path);
     try {
-      return readFileSync(resolve(cwd, path), 'utf8');
+      const mode = flag === '--nats-key' ? openToOthers(file) : undefined;
+      if (mode !== undefined) {
+        throw new CliError(
+          EXIT.file,
+          `${flag} ${path} is open to other users (mode ${mode}); a private key must be yours alone: run \`chmod 600 ${shellArg(file)}\``,
+        );
+      }
+      return readFileSync(file, 'utf8');
     } catch (err) {
+      if (err instanceof CliError) throw err;
       const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new CliError(EXIT.file, `${flag} ${path}: cannot read it (${why})`);
     }

@@ -14,7 +14,7 @@ export interface SettingFiles {
 }
 
 /** A file argument for a shell command: quoted when it has to be. */
-const shellArg = (s: string) =>
+export const shellArg = (s: string) =>
   /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 
 /**
@@ -51,10 +51,8 @@ export function readSettingFiles(settings: Settings): SettingFiles {
    * Windows, whose permissions are ACLs that mode bits do not show.
    */
   const checkPrivate = (key: ProfileKey) => {
-    if (process.platform === 'win32') return;
-    const st = statSync(file(key));
-    if (st.uid !== process.getuid?.() || (st.mode & 0o077) === 0) return;
-    const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
+    const mode = openToOthers(file(key));
+    if (mode === undefined) return;
     throw fail(
       key,
       `is open to other users (mode ${mode}); a private key must be yours alone: run \`chmod 600 ${shellArg(file(key))}\``,
@@ -102,4 +100,16 @@ export function readSettingFiles(settings: Settings): SettingFiles {
     );
   }
   return { ca, cert, key, jwtKey };
+}
+
+/**
+ * The mode of `path` when other users may read it and it is this user's
+ * (ssh's rule: another's file cannot be fixed with chmod); never on
+ * Windows, whose permissions are ACLs that mode bits do not show.
+ */
+export function openToOthers(path: string): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const st = statSync(path);
+  if (st.uid !== process.getuid?.() || (st.mode & 0o077) === 0) return undefined;
+  return (st.mode & 0o777).toString(8).padStart(4, '0');
 }

@@ -40,8 +40,11 @@ const north = useDaemon(() => ({ pki, config }));
 const south = useDaemon(() => ({ pki, config }));
 
 let proxy: TcpProxy;
-let fleet: BridgeFleet;
+/** The console's fleets, one per project (alpha, the console's own, and beta). */
+let fleets: BridgeFleet[];
 let sdk: BridgeFleet;
+/** Project beta's fleet, straight to both daemons. */
+let sdkBeta: BridgeFleet;
 let ui: RunningConsole;
 let browser: Browser;
 let page: Page;
@@ -49,20 +52,28 @@ let page: Page;
 beforeAll(async () => {
   // The console reaches south through a proxy that can stop answering.
   proxy = await startTcpProxy(south.daemon.port);
-  const daemons = (southTarget: string) => [
-    { name: 'north', ...clientOptions(north) },
-    { name: 'south', ...clientOptions(south, { target: southTarget }) },
+  const daemons = (southTarget: string, projectId: string) => [
+    { name: 'north', ...clientOptions(north, { jwt: { projectId } }) },
+    { name: 'south', ...clientOptions(south, { target: southTarget, jwt: { projectId } }) },
   ];
-  fleet = new BridgeFleet({ daemons: daemons(proxy.target) });
-  sdk = new BridgeFleet({ daemons: daemons(`127.0.0.1:${south.daemon.port}`) });
-  ({ ui, browser, page } = await openConsole(fleetTarget(fleet, 'of north, south')));
+  const direct = `127.0.0.1:${south.daemon.port}`;
+  fleets = ['alpha', 'beta'].map((p) => new BridgeFleet({ daemons: daemons(proxy.target, p) }));
+  sdk = new BridgeFleet({ daemons: daemons(direct, 'alpha') });
+  sdkBeta = new BridgeFleet({ daemons: daemons(direct, 'beta') });
+  ({ ui, browser, page } = await openConsole(
+    new Map([
+      ['alpha', fleetTarget(fleets[0] as BridgeFleet, 'of north, south')],
+      ['beta', fleetTarget(fleets[1] as BridgeFleet, 'of north, south')],
+    ]),
+  ));
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
   await ui?.close();
-  fleet?.close();
+  for (const f of fleets ?? []) f.close();
   sdk?.close();
+  sdkBeta?.close();
   await proxy?.close();
   rmSync(shared, { recursive: true, force: true });
 });
@@ -154,6 +165,21 @@ describe('the web console over a fleet', { timeout: 120_000 }, () => {
       const started = await sdk.startSession({ provider: 'mock', repoPath: repo, daemon: 'north' });
       await page.waitForSelector(`a[href="#/sessions/${started.sessionId}"]`, { timeout: 30_000 });
       await sdk.stopSession(started.sessionId);
+      // Project beta's approval on north is answered: alpha's fleet, which cannot tell where
+      // the session is while south is away, does not stand in the way.
+      const asking = await sdkBeta.startSession({
+        provider: 'mock_ask',
+        repoPath: repo,
+        daemon: 'north',
+      });
+      await sdkBeta.sendInput(asking.sessionId, '/tool Bash echo from-beta');
+      await go('#/approvals');
+      await seeText('echo from-beta');
+      await clickButton('Allow once');
+      await seeText('No permission request waits for an answer.');
+      await go(`#/sessions/${asking.sessionId}`);
+      await seeText('Bash was allowed');
+      await sdkBeta.stopSession(asking.sessionId);
     } finally {
       proxy.mode = 'forward';
     }

@@ -2,7 +2,7 @@
 // daemon over mTLS, its settings from a profile file; the console it serves
 // reached over HTTP as a browser would (the pages themselves are driven in
 // Chromium by tests/src/console/).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,8 +179,27 @@ describe('bridgectl ui', () => {
   });
 
   it('refuses a fleet or projects it cannot use, in one line each', async () => {
-    const cases: [string[], string][] = [
+    const open = join(dir, 'open.key');
+    writeFileSync(open, 'not checked further', { mode: 0o644 });
+    chmodSync(open, 0o644);
+    const nats = ['--nats', 'tls://127.0.0.1:1', '--fleet', 'f'];
+    const cases: [string[], string, number?][] = [
       [['--projects', 'p1,,p2'], '--projects is a list of project ids'],
+      [
+        ['--project', 'p1', '--projects', 'p1,p2'],
+        '--project and --projects: give the projects once',
+      ],
+      [['--address', '127.0.0.1:1', '--daemon', 'one=127.0.0.1:1'], '--address names one daemon'],
+      [['--fleet', 'f'], '--fleet goes with --nats'],
+      [
+        ['--daemon', 'one=127.0.0.1:1', '--nats-ca', 'ca', '--nats-key', 'k'],
+        '--nats-ca, --nats-key go with --nats',
+      ],
+      [
+        [...nats, '--nats-ca', open, '--nats-cert', open, '--nats-key', open],
+        `--nats-key ${open} is open to other users (mode 0644)`,
+        3,
+      ],
       [['--projects', 'p1,p1'], '--projects names "p1" twice'],
       [['--daemon', 'one'], '--daemon is NAME=HOST:PORT'],
       [
@@ -196,9 +215,9 @@ describe('bridgectl ui', () => {
         '--nats needs --nats-ca, --nats-cert, --nats-key as well',
       ],
     ];
-    for (const [args, message] of cases) {
+    for (const [args, message, status = 2] of cases) {
       const { code, text } = await refused(args);
-      expect(code, args.join(' ')).toBe(2);
+      expect(code, args.join(' ')).toBe(status);
       expect(text).toBe(`bridgectl: ${message}${text.slice(`bridgectl: ${message}`.length)}`);
       expect(text.split('\n').length, text).toBe(2);
     }

@@ -1,3 +1,4 @@
+import type { BridgeClient } from '@agent-bridge/bridgeclient';
 import { CliError, type CommandContext } from '@agent-bridge/cli';
 import { connect } from '../connection.js';
 import type { Settings } from '../connection-settings.js';
@@ -26,7 +27,29 @@ export function fleetFlagsOf(values: CommandContext<CtlIo>['values']): FleetFlag
   };
 }
 
-const PROJECT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** A project id as the daemon takes it in a token. */
+const PROJECT = /^[A-Za-z0-9._:@/-]{1,128}$/;
+
+/**
+ * Refuses a setting the console would ignore: an address given beside a
+ * fleet, a project beside `--projects` (a profile's may stay: it is not
+ * given for this command).
+ */
+export function checkIgnored(settings: Settings, fleet: boolean, projects: boolean): void {
+  const given = (key: 'address' | 'project') => /^(--|\$)/.test(settings.from[key] ?? '');
+  if (fleet && given('address')) {
+    throw new CliError(
+      EXIT.usage,
+      `${settings.from.address} names one daemon: a fleet is its --daemon or --nats`,
+    );
+  }
+  if (projects && given('project')) {
+    throw new CliError(
+      EXIT.usage,
+      `${settings.from.project} and --projects: give the projects once, in --projects`,
+    );
+  }
+}
 
 /** `--projects a,b` (else the settings' project): each once, each a project id. */
 export function projectsOf(list: string | undefined, settings: Settings): string[] {
@@ -36,7 +59,7 @@ export function projectsOf(list: string | undefined, settings: Settings): string
   if (bad !== undefined) {
     throw new CliError(
       EXIT.usage,
-      `--projects is a list of project ids (1 to 128 of A-Z a-z 0-9 . _ -) separated by commas, not "${list}"`,
+      `--projects is a list of project ids (1 to 128 of A-Z a-z 0-9 . _ : @ / -) separated by commas, not "${list}"`,
     );
   }
   const twice = ids.find((p, i) => ids.indexOf(p) !== i);
@@ -54,20 +77,29 @@ export async function uiTargets(
   const targets = new Map<string, ConsoleTarget>();
   if (namesFleet(flags)) {
     const fleet = await connectFleet(settings, flags, cwd);
-    for (const p of projects) targets.set(p, fleetTarget(fleet.fleetFor(p), fleet.label));
-    return { label: `the fleet ${fleet.label}`, projects: targets, close: () => fleet.close() };
+    const close = () => fleet.close();
+    try {
+      for (const p of projects) targets.set(p, fleetTarget(fleet.fleetFor(p), fleet.label));
+    } catch (err) {
+      close();
+      throw err;
+    }
+    return { label: `the fleet ${fleet.label}`, projects: targets, close };
   }
   const address = settings.values.address as string;
-  const clients = projects.map((project) => {
-    const client = connect({ ...settings, values: { ...settings.values, project } });
-    targets.set(project, daemonTarget(client, address));
-    return client;
-  });
-  return {
-    label: address,
-    projects: targets,
-    close: () => {
-      for (const c of clients) c.close();
-    },
+  const clients: BridgeClient[] = [];
+  const close = () => {
+    for (const c of clients) c.close();
   };
+  try {
+    for (const project of projects) {
+      const client = connect({ ...settings, values: { ...settings.values, project } });
+      clients.push(client);
+      targets.set(project, daemonTarget(client, address));
+    }
+  } catch (err) {
+    close();
+    throw err;
+  }
+  return { label: address, projects: targets, close };
 }

@@ -4,8 +4,8 @@ import { startConsole } from '../console/console-server.js';
 import { ASSETS_DIR, assetsBuilt } from '../console/static-assets.js';
 import type { CtlIo } from '../ctl-io.js';
 import { EXIT } from '../exit-codes.js';
-import { namesFleet } from '../fleet-connection.js';
-import { fleetFlagsOf, projectsOf, uiTargets } from './ui-targets.js';
+import { checkFleetFlags, namesFleet } from '../fleet-connection.js';
+import { checkIgnored, fleetFlagsOf, projectsOf, uiTargets } from './ui-targets.js';
 
 /** `--listen` as host and port: a loopback host, a port (0: any free one). */
 function listenOf(value: string | undefined): { host: string; port: number } {
@@ -80,11 +80,13 @@ export const uiCommand: Command<CtlIo> = {
       throw new CliError(EXIT.file, 'ui: the console page is not built: run `npm run build`');
     }
     const flags = fleetFlagsOf(ctx.values);
+    checkFleetFlags(flags);
     const list = ctx.values.projects as string | undefined;
     const settings = await resolveSettings(ctx.values, ctx.io, [
       ...(namesFleet(flags) ? (['address'] as const) : []),
       ...(list !== undefined ? (['project'] as const) : []),
     ]);
+    checkIgnored(settings, namesFleet(flags), list !== undefined);
     const projects = projectsOf(list, settings);
     const targets = await uiTargets(settings, flags, projects, ctx.io.cwd);
     const running = await startConsole({
@@ -105,8 +107,11 @@ export const uiCommand: Command<CtlIo> = {
         signal.addEventListener('abort', () => resolve(), { once: true }),
       );
     }
-    await running.close();
-    targets.close();
+    try {
+      await running.close();
+    } finally {
+      targets.close();
+    }
     return {};
   },
 };

@@ -44,7 +44,7 @@ export class ApprovalsWatch {
   private lingering: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly projects: Pick<ProjectTargets, 'entries'>,
+    private readonly projects: Pick<ProjectTargets, 'entries' | 'remember'>,
     private readonly lifetime: AbortSignal,
     private readonly everyMs = 1_000,
   ) {}
@@ -95,20 +95,23 @@ export class ApprovalsWatch {
 
   private async look(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      try {
-        const running = new Set<string>();
-        for (const [projectId, target] of this.projects.entries()) {
+      const running = new Set<string>();
+      let whole = true;
+      for (const [projectId, target] of this.projects.entries()) {
+        try {
           for await (const s of target.liveSessions(signal)) {
             running.add(s.sessionId);
+            this.projects.remember(s.sessionId, projectId);
             if (!this.followed.has(s.sessionId) && this.followed.size < MAX_FOLLOWED) {
               this.follow(target, { ...s, projectId }, signal);
             }
           }
+        } catch {
+          // A daemon away or busy: its sessions are not taken for ended; the next look tries again.
+          whole = false;
         }
-        this.forgetEnded(running);
-      } catch {
-        // The daemon away or busy: the next look tries again.
       }
+      if (whole) this.forgetEnded(running);
       await delay(this.everyMs, undefined, { signal }).catch(() => undefined);
     }
   }

@@ -205,7 +205,10 @@ const respond: Handler = async (ctx, req, res) => {
   }
   const reason = field(body, 'reason', false);
   const sessionId = field(body, 'sessionId');
-  const seq = await (await ctx.projects.forSession(sessionId)).calls.respondPermission(
+  // The page names the request's project (the approvals list says it); else it is looked up.
+  const project = field(body, 'project', false);
+  const target = project ? ctx.projects.of(project) : await ctx.projects.forSession(sessionId);
+  const seq = await target.calls.respondPermission(
     sessionId,
     field(body, 'requestId'),
     decision,

@@ -127,7 +127,9 @@ export function fleetTarget(fleet: BridgeFleet, label: string): ConsoleTarget {
       return Promise.all(
         statuses.map(async (s): Promise<DaemonView> => {
           if (!s.reachable) return { name: s.daemon, reachable: false, error: s.error.message };
-          const byState = await countByState(clientOf(s.daemon)).catch(() => undefined);
+          // A daemon that left the directory meanwhile has no client any more: no count.
+          const client = fleet.clients.get(s.daemon);
+          const byState = client ? await countByState(client).catch(() => undefined) : undefined;
           return {
             name: s.daemon,
             reachable: true,
@@ -151,22 +153,37 @@ export function fleetTarget(fleet: BridgeFleet, label: string): ConsoleTarget {
       return {
         sessions: matching.slice(offset, end),
         nextPageToken: end < matching.length ? String(end) : '',
-        unreachable: all.unreachable.map((u) => u.daemon),
+        unreachable: [...new Set(all.unreachable.map((u) => u.daemon))],
       };
     },
     async *liveSessions() {
-      yield* (await fleet.listSessions({ statuses: ['STARTING', 'RUNNING'] })).sessions;
+      const { sessions, unreachable } = await fleet.listSessions({
+        statuses: ['STARTING', 'RUNNING'],
+      });
+      yield* sessions;
+      // A daemon away is not its sessions ended: the reader must not take them for gone.
+      if (unreachable.length > 0) throw (unreachable[0] as { error: Error }).error;
     },
     startSession(req, daemon) {
       if (!daemon) return fleet.startSession(req);
       clientOf(daemon); // one the page was shown: the SDK takes any other for a bug of ours
       return fleet.startSession({ ...req, daemon });
     },
-    runTask: (task, daemon) => (daemon ? clientOf(daemon).runTask(task) : fleet.runTask(task)),
+    async runTask(task, daemon) {
+      if (daemon) return clientOf(daemon).runTask(task);
+      // None answering is the fleet unavailable (a retry may do), not the task refused.
+      if (!(await fleet.status()).some((s) => s.reachable)) {
+        throw new HttpError(503, 'no daemon of the fleet answers');
+      }
+      return fleet.runTask(task);
+    },
     async collab() {
-      await fleet.status(); // the daemons a directory lists now
-      const first = [...fleet.clients.keys()].sort()[0];
-      if (first === undefined) throw new HttpError(503, 'the fleet has no daemon yet');
+      // The first by name that answers (of those a directory lists now).
+      const first = (await fleet.status())
+        .filter((s) => s.reachable)
+        .map((s) => s.daemon)
+        .sort()[0];
+      if (first === undefined) throw new HttpError(503, 'no daemon of the fleet answers');
       return { client: clientOf(first), daemon: first };
     },
   };

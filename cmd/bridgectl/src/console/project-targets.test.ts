@@ -1,4 +1,4 @@
-import { NotFoundError, UnavailableError } from '@agent-bridge/bridgeclient';
+import { NotFoundError, PermissionDeniedError, UnavailableError } from '@agent-bridge/bridgeclient';
 import { describe, expect, it } from 'vitest';
 import type { ConsoleTarget } from './console-target.js';
 import { HttpError } from './http-replies.js';
@@ -94,20 +94,33 @@ describe('ProjectTargets', () => {
     );
   });
 
-  it('passes on a failure other than NOT_FOUND instead of taking it for another project', async () => {
-    const down = {
-      calls: {
-        getSession: async () => {
-          throw new UnavailableError('UNAVAILABLE', 'daemon away');
+  it('asks the other projects when one cannot tell (a daemon away), and passes on other failures', async () => {
+    const failing = (err: Error) =>
+      ({
+        calls: {
+          getSession: async () => {
+            throw err;
+          },
         },
-      },
-    } as unknown as ConsoleTarget;
+      }) as unknown as ConsoleTarget;
+    const away = new UnavailableError('UNAVAILABLE', 'daemon away');
+    const beta = holding(['b1']);
     const p = new ProjectTargets(
       new Map([
-        ['alpha', down],
-        ['beta', holding(['b1'])],
+        ['alpha', failing(away)],
+        ['beta', beta],
       ]),
     );
-    await expect(p.forSession('b1')).rejects.toBeInstanceOf(UnavailableError);
+    expect(await p.forSession('b1')).toBe(beta);
+    // Nobody has it, but alpha could not tell: its failure, not a NOT_FOUND.
+    await expect(p.forSession('nowhere')).rejects.toBe(away);
+    const refused = new PermissionDeniedError('PERMISSION_DENIED', 'no');
+    const q2 = new ProjectTargets(
+      new Map([
+        ['alpha', failing(refused)],
+        ['beta', beta],
+      ]),
+    );
+    await expect(q2.forSession('b1')).rejects.toBe(refused);
   });
 });

@@ -1,4 +1,9 @@
-import { NotFoundError, type SessionStatus } from '@agent-bridge/bridgeclient';
+import {
+  DeadlineExceededError,
+  NotFoundError,
+  type SessionStatus,
+  UnavailableError,
+} from '@agent-bridge/bridgeclient';
 import type { ConsoleTarget, ListedSession } from './console-target.js';
 import { HttpError } from './http-replies.js';
 
@@ -54,21 +59,26 @@ export class ProjectTargets {
   /**
    * The target of the project `sessionId` belongs to: remembered, else
    * asked of each project in turn (another project's session is NOT_FOUND
-   * to a token, as a missing one is). NOT_FOUND when none has it.
+   * to a token, as a missing one is). NOT_FOUND when none has it; when one
+   * could not tell (a daemon away), its failure.
    */
   async forSession(sessionId: string): Promise<ConsoleTarget> {
     const known = this.projectOf.get(sessionId);
     if (known !== undefined) return this.of(known);
     if (this.targets.size === 1) return this.of('');
+    // A project whose daemons do not all answer may still not hold it: the others are asked.
+    let away: unknown;
     for (const [project, target] of this.targets) {
       try {
         await target.calls.getSession(sessionId);
         this.remember(sessionId, project);
         return target;
       } catch (err) {
-        if (!(err instanceof NotFoundError)) throw err;
+        if (err instanceof UnavailableError || err instanceof DeadlineExceededError) away ??= err;
+        else if (!(err instanceof NotFoundError)) throw err;
       }
     }
+    if (away !== undefined) throw away;
     throw new HttpError(404, `no project of this console has session ${sessionId}`);
   }
 
@@ -109,7 +119,7 @@ export class ProjectTargets {
       if (page.nextPageToken !== '' || sessions.length >= q.pageSize || last) {
         const nextPageToken =
           page.nextPageToken !== '' ? `${at}~${page.nextPageToken}` : last ? '' : `${at + 1}~`;
-        return { sessions, nextPageToken, unreachable };
+        return { sessions, nextPageToken, unreachable: [...new Set(unreachable)] };
       }
       at++;
       token = '';

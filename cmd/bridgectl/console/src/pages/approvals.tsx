@@ -73,6 +73,7 @@ function ApprovalCard({ a, now }: { a: Approval; now: number }) {
     try {
       await postJson('/api/approvals', {
         sessionId: a.sessionId,
+        project: a.projectId,
         requestId: a.requestId,
         decision,
         ...(reason ? { reason } : {}),
