@@ -40,6 +40,8 @@ const north = useDaemon(() => ({ pki, config }));
 const south = useDaemon(() => ({ pki, config }));
 
 let proxy: TcpProxy;
+/** North, for the console: a proxy too, so that north can stop answering as well. */
+let proxyNorth: TcpProxy;
 /** The console's fleets, one per project (alpha, the console's own, and beta). */
 let fleets: BridgeFleet[];
 let sdk: BridgeFleet;
@@ -52,12 +54,21 @@ let page: Page;
 beforeAll(async () => {
   // The console reaches south through a proxy that can stop answering.
   proxy = await startTcpProxy(south.daemon.port);
-  const daemons = (southTarget: string, projectId: string) => [
-    { name: 'north', ...clientOptions(north, { jwt: { projectId } }) },
+  proxyNorth = await startTcpProxy(north.daemon.port);
+  const daemons = (southTarget: string, projectId: string, northTarget?: string) => [
+    {
+      name: 'north',
+      ...clientOptions(north, {
+        jwt: { projectId },
+        ...(northTarget ? { target: northTarget } : {}),
+      }),
+    },
     { name: 'south', ...clientOptions(south, { target: southTarget, jwt: { projectId } }) },
   ];
   const direct = `127.0.0.1:${south.daemon.port}`;
-  fleets = ['alpha', 'beta'].map((p) => new BridgeFleet({ daemons: daemons(proxy.target, p) }));
+  fleets = ['alpha', 'beta'].map(
+    (p) => new BridgeFleet({ daemons: daemons(proxy.target, p, proxyNorth.target) }),
+  );
   sdk = new BridgeFleet({ daemons: daemons(direct, 'alpha') });
   sdkBeta = new BridgeFleet({ daemons: daemons(direct, 'beta') });
   ({ ui, browser, page } = await openConsole(
@@ -75,6 +86,7 @@ afterAll(async () => {
   sdk?.close();
   sdkBeta?.close();
   await proxy?.close();
+  await proxyNorth?.close();
   rmSync(shared, { recursive: true, force: true });
 });
 
@@ -182,6 +194,28 @@ describe('the web console over a fleet', { timeout: 120_000 }, () => {
       await sdkBeta.stopSession(asking.sessionId);
     } finally {
       proxy.mode = 'forward';
+    }
+  });
+
+  it('reads the context bus through the first daemon that answers, from its first post when that changes', async () => {
+    const post = (daemon: string) =>
+      sdk.clients.get(daemon)?.context.post({ category: 'finding', content: `kept on ${daemon}` });
+    await post('north');
+    await post('south');
+    await go('#/collab');
+    await seeText('Read and posted through daemon north.');
+    await seeText('kept on north');
+    proxyNorth.mode = 'refuse';
+    proxyNorth.cutAll();
+    try {
+      await seeText('Read and posted through daemon south.');
+      await seeText('kept on south');
+      // North's posts, numbered its own way, are not mixed in with south's.
+      await page.waitForFunction("!document.body.textContent.includes('kept on north')", {
+        timeout: 30_000,
+      });
+    } finally {
+      proxyNorth.mode = 'forward';
     }
   });
 });

@@ -31,8 +31,11 @@ interface Message {
 
 const who = (p: Party) => (p.kind === 'person' ? `${p.name} (person)` : p.name || p.id.slice(0, 8));
 
-/** The bus's posts, read on from the last one every few seconds. */
-/** The bus's posts, and the daemon they are read through. */
+/**
+ * The bus's posts, read on from the last one every few seconds, and the
+ * daemon they are read through (a fleet's daemons number posts each their
+ * own way: another daemon is read from its first post).
+ */
 function usePosts(project: string): {
   posts: Post[];
   daemon: string;
@@ -43,6 +46,7 @@ function usePosts(project: string): {
   const [posts, setPosts] = useState<Post[]>([]);
   const [error, setError] = useState<string | undefined>();
   const cursor = useRef(0);
+  const readFrom = useRef('');
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let gone = false;
@@ -56,8 +60,18 @@ function usePosts(project: string): {
           const got = await getJson<{ posts: Post[]; cursor: number; daemon: string }>(
             `/api/context?after=${cursor.current}${inProject(project)}`,
           );
-          if (!gone) setDaemon(got.daemon);
-          if (gone || got.posts.length === 0) break;
+          if (gone) break;
+          setDaemon(got.daemon);
+          if (readFrom.current !== got.daemon) {
+            const first = readFrom.current === '';
+            readFrom.current = got.daemon;
+            if (!first) {
+              cursor.current = 0;
+              setPosts([]);
+              continue;
+            }
+          }
+          if (got.posts.length === 0) break;
           cursor.current = got.cursor;
           setPosts((p) => {
             const seen = new Set(p.map((x) => x.id));
