@@ -56,6 +56,14 @@ export function clientOptionsOf(settings: Settings): Omit<BridgeClientOptions, '
   };
 }
 
+/** The options of `clientOptionsOf`, its tokens naming `project` instead of the settings' one. */
+export function asProject(
+  options: Omit<BridgeClientOptions, 'target'>,
+  project: string,
+): Omit<BridgeClientOptions, 'target'> {
+  return { ...options, jwt: { ...options.jwt, projectId: project } };
+}
+
 /** Runs `make`, naming an SDK option it refuses as the setting (flag, variable, profile key) it came from. */
 export function sdkChecked<T>(settings: Settings, make: () => T): T {
   const { values } = settings;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BridgeFleet, type FleetDiscovery, UnavailableError } from '@agent-bridge/bridgeclient';
 import { CliError } from '@agent-bridge/cli';
-import { clientOptionsOf, sdkChecked } from './connection.js';
+import { asProject, clientOptionsOf, sdkChecked } from './connection.js';
 import type { Settings } from './connection-settings.js';
 import { EXIT } from './exit-codes.js';
 import { openToOthers, shellArg } from './setting-files.js';
@@ -73,7 +73,7 @@ export async function connectFleet(
   checkFleetFlags(flags);
   const made: BridgeFleet[] = [];
   const client = clientOptionsOf(settings);
-  const as = (project: string) => ({ ...client, jwt: { ...client.jwt, projectId: project } });
+  const as = (project: string) => asProject(client, project);
   if (flags.daemons.length > 0) {
     const daemons = flags.daemons.map(listedDaemon);
     const names = daemons.map((d) => d.name);

@@ -1,6 +1,6 @@
-import type { BridgeClient } from '@agent-bridge/bridgeclient';
+import { BridgeClient } from '@agent-bridge/bridgeclient';
 import { CliError, type CommandContext } from '@agent-bridge/cli';
-import { connect } from '../connection.js';
+import { asProject, clientOptionsOf, sdkChecked } from '../connection.js';
 import type { Settings } from '../connection-settings.js';
 import { type ConsoleTarget, daemonTarget, fleetTarget } from '../console/console-target.js';
 import type { CtlIo } from '../ctl-io.js';
@@ -91,9 +91,14 @@ export async function uiTargets(
   const close = () => {
     for (const c of clients) c.close();
   };
+  // The setting files are read once, for every project's client.
+  const options = clientOptionsOf(settings);
   try {
     for (const project of projects) {
-      const client = connect({ ...settings, values: { ...settings.values, project } });
+      const client = sdkChecked(
+        settings,
+        () => new BridgeClient({ ...asProject(options, project), target: address }),
+      );
       clients.push(client);
       targets.set(project, daemonTarget(client, address));
     }
