@@ -126,6 +126,8 @@ async function openSession(provider = 'mock', name?: string): Promise<string> {
   });
   await go(`#/sessions/${sessionId}`);
   await seeText('Events: live');
+  // The input box is enabled once the page knows the session runs (its own call, not the feed).
+  await until("document.querySelector('#input-text')?.disabled === false");
   return sessionId;
 }
 
